@@ -1,0 +1,60 @@
+"""Shared pytest fixtures.
+
+``shared_data`` is ``../shared/data`` beside the repository (the real dataset excerpts, read in place).
+``built_db`` builds the whole dbt project on those excerpts once per test session, into a temporary
+DuckDB file, and returns its path. Tests open it read-only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+SHARED_EVAL = REPO.parent / "shared" / "eval"
+
+
+def run_dbt(args: list[str], *, db: Path, data_dir: Path, target: Path, extra_vars: str | None = None):
+    """Run dbt in-process from the project root with an isolated database and target folder.
+
+    Returns the dbtRunnerResult. The environment variables are restored afterwards.
+    """
+    from dbt.cli.main import dbtRunner
+
+    saved = {k: os.environ.get(k) for k in ("WAG_DB", "WAG_DATA_DIR", "DO_NOT_TRACK")}
+    os.environ.update({"WAG_DB": str(db), "WAG_DATA_DIR": str(data_dir), "DO_NOT_TRACK": "1"})
+    cwd = os.getcwd()
+    try:
+        os.chdir(REPO)
+        cli = [*args, "--target-path", str(target), "--log-path", str(target / "logs"), "--quiet"]
+        if extra_vars:
+            cli += ["--vars", extra_vars]
+        return dbtRunner().invoke(cli)
+    finally:
+        os.chdir(cwd)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real dataset excerpts not found at {SHARED_DATA} (expected ../shared/data beside the repo)")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def built_db(shared_data: Path, tmp_path_factory) -> Path:
+    """Path of a DuckDB file holding `dbt seed` + `dbt build` of the whole project on ../shared/data."""
+    tmp = tmp_path_factory.mktemp("wag_real")
+    db = tmp / "wag.duckdb"
+    res = run_dbt(["build"], db=db, data_dir=shared_data, target=tmp / "target")
+    if not res.success:
+        raise AssertionError(f"dbt build on {shared_data} failed: {res.exception or res.result}")
+    return db
