@@ -1,0 +1,41 @@
+{#- Generic data tests of the project (dbt-utils is not a dependency). -#}
+
+{% test unique_combination(model, columns) %}
+{#- Fails with one row per duplicated key: the combination of `columns` must be unique. -#}
+select {{ columns | join(', ') }}, count(*) as n_rows
+from {{ model }}
+group by {{ columns | join(', ') }}
+having count(*) > 1
+{% endtest %}
+
+
+{% test value_between(model, column_name, min_value=none, max_value=none) %}
+{#- Fails on rows whose value lies outside [min_value, max_value]; NULLs pass. -#}
+select *
+from {{ model }}
+where {{ column_name }} is not null
+  and (
+    false
+    {% if min_value is not none %} or {{ column_name }} < {{ min_value }} {% endif %}
+    {% if max_value is not none %} or {{ column_name }} > {{ max_value }} {% endif %}
+  )
+{% endtest %}
+
+
+{% test within_catalog_bounds(model, column_name, catalog, metric_column='metric_id') %}
+{#- Fails on numeric values outside the catalog's physical bounds of their metric
+    (physical_min / physical_max of the metric catalog seed; an empty bound is open). -#}
+select m.*
+from {{ model }} as m
+join {{ catalog }} as c on c.metric_id = m.{{ metric_column }}
+where m.{{ column_name }} is not null
+  and ((c.physical_min is not null and m.{{ column_name }} < c.physical_min)
+    or (c.physical_max is not null and m.{{ column_name }} > c.physical_max))
+{% endtest %}
+
+
+{% test finite(model, column_name) %}
+{#- Fails on NaN or infinite values (DuckDB stores both silently; DESIGN.md wants NULL). -#}
+select * from {{ model }}
+where {{ column_name }} is not null and (isnan({{ column_name }}) or isinf({{ column_name }}))
+{% endtest %}
