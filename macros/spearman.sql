@@ -1,0 +1,49 @@
+{% macro spearman(relation, group_by, x, y, min_samples) -%}
+{#-
+  Spearman's rank correlation per group (DESIGN.md §5), as a SELECT over `relation`.
+
+  relation     a relation or subquery with one row per paired observation
+  group_by     list of column names identifying a correlation (e.g. ['dataset', 'subject_id', 'node_a', 'node_b'])
+  x, y         the two numeric columns; rows where either is NULL are dropped (pairwise-complete)
+  min_samples  minimum number of pairs for a valid correlation
+
+  Ties get average ranks (the mean of the tied positions, as scipy.stats.spearmanr):
+      rank_avg = rank() + (count of equal values - 1) / 2
+  rho = Pearson correlation of the average ranks. Returns one row per group with
+      n             number of complete pairs
+      spearman_rho  rho clamped to [-1, 1] and rounded to 12 decimals (so the last bits do not depend on
+                    summation order or engine); NULL when n < min_samples or either series is constant
+  Never NaN, never an error.
+-#}
+{%- set g = group_by | join(', ') -%}
+select
+    {{ g }},
+    count(*) as n,
+    case
+        when count(*) >= {{ min_samples }} and var_pop(rank_x) > 0 and var_pop(rank_y) > 0
+            then round(greatest(-1.0, least(1.0, corr(rank_x, rank_y))), 12)
+    end as spearman_rho
+from (
+    select
+        {{ g }},
+        rank() over (partition by {{ g }} order by {{ x }})
+            + (count(*) over (partition by {{ g }}, {{ x }}) - 1) / 2.0 as rank_x,
+        rank() over (partition by {{ g }} order by {{ y }})
+            + (count(*) over (partition by {{ g }}, {{ y }}) - 1) / 2.0 as rank_y
+    from {{ relation }}
+    where {{ x }} is not null and {{ y }} is not null
+) as ranked
+group by {{ g }}
+{%- endmacro %}
+
+
+{% macro fisher_z(rho) -%}
+  {#- Fisher transform of |rho| clamped below 1 (DESIGN.md §5): atanh(min(|r|, 1 - 1e-8)). -#}
+  atanh(least(abs({{ rho }}), 1 - 1e-8))
+{%- endmacro %}
+
+
+{% macro fisher_se(n) -%}
+  {#- Standard error of Fisher's z: 1 / sqrt(n - 3); NULL for n <= 3. -#}
+  case when {{ n }} > 3 then 1.0 / sqrt({{ n }} - 3) end
+{%- endmacro %}

@@ -1,0 +1,37 @@
+-- One row per (dataset, subject_id, metric_id, day) with the physical-bounds verdict (DESIGN.md §2).
+-- Collapse rule when several raw fields feed one metric on one day: numeric mean, text values
+-- joined ('; ', distinct, sorted). A numeric value outside the catalog's [physical_min, physical_max]
+-- is a device error or a sentinel: it is rejected (kept in metric_values_rejected), not loaded.
+with collapsed as (
+    select
+        dataset,
+        subject_id,
+        metric_id,
+        day,
+        avg(value)                                                    as value,
+        string_agg(distinct value_text, '; ' order by value_text)     as value_text,
+        string_agg(distinct raw_field, ', ' order by raw_field)       as raw_fields
+    from {{ ref('int_metric_values__mapped') }}
+    where value is not null or nullif(trim(value_text), '') is not null
+    group by dataset, subject_id, metric_id, day
+)
+
+select
+    c.dataset,
+    c.subject_id,
+    c.metric_id,
+    c.day,
+    c.value,
+    c.value_text,
+    c.raw_fields,
+    k.metric_id is not null as is_known_metric,
+    case
+        when k.metric_id is null then 'metric_id not in metric_catalog'
+        when c.value is not null and isnan(c.value) then 'NaN value'
+        when c.value is not null and k.physical_min is not null and c.value < k.physical_min
+            then 'below physical_min ' || k.physical_min
+        when c.value is not null and k.physical_max is not null and c.value > k.physical_max
+            then 'above physical_max ' || k.physical_max
+    end as rejection_reason
+from collapsed as c
+left join {{ ref('metric_catalog') }} as k on k.metric_id = c.metric_id

@@ -1,0 +1,17 @@
+-- Population Spearman correlations r^pop_{x,y} (DESIGN.md §5): per dataset, per prior edge, on all
+-- paired subject-days of the dataset pooled (ranks over the pooled sample). Same validity rule.
+with rho as (
+    {{ spearman(ref('int_edge_paired_values'), ['dataset', 'node_a', 'node_b'],
+                'value_a', 'value_b', var('min_samples')) }}
+)
+
+select
+    dataset,
+    node_a,
+    node_b,
+    cast(n as integer)                                          as n,
+    spearman_rho                                                as spearman_rho_signed,
+    abs(spearman_rho)                                           as spearman_rho,
+    case when spearman_rho is not null then {{ fisher_z('spearman_rho') }} end as fisher_z,
+    case when spearman_rho is not null then {{ fisher_se('n') }} end          as fisher_se
+from rho

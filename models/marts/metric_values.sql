@@ -1,0 +1,4 @@
+-- The long metric table (DESIGN.md §2): one row per dataset x subject x metric x day, in catalog units.
+select dataset, subject_id, metric_id, day, value, value_text
+from {{ ref('int_metric_values__checked') }}
+where rejection_reason is null

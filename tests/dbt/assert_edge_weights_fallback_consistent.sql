@@ -1,0 +1,11 @@
+-- DESIGN.md §6: the fallback label must agree with which correlations exist.
+--   individual -> r_s valid and w_global = mu_s
+--   population -> r_s invalid, r_pop valid and w_global = mu_pop
+--   prior      -> w_global = p_prior, and (both invalid, or q_prior undefined)
+select *
+from {{ ref('edge_weights') }}
+where not (
+       (fallback = 'individual' and r_s is not null and q_prior is not null and w_global = mu_s)
+    or (fallback = 'population' and r_s is null and r_pop is not null and q_prior is not null and w_global = mu_pop)
+    or (fallback = 'prior' and w_global = p_prior and ((r_s is null and r_pop is null) or q_prior is null))
+)
