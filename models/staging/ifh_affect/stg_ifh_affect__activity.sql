@@ -1,0 +1,90 @@
+{#-
+  IFH Affect Oura daily activity summaries -> staging contract rows (DESIGN.md §2, FORMATS.md §4.5, §5).
+
+  Input : <data_dir>/ifh_affect/par_<n>/oura/activity.csv, any number of participants (glob); LF, header,
+          one row per Oura activity day (04:00 .. 03:59:59 local, labelled by `date` = its start day).
+          Read all-VARCHAR then try_cast.
+  Subject: 'ifh_affect:par_<n>' from the folder name.  Day: `date`.
+  Output (value in the RAW unit; raw_field_map_ifh_affect converts):
+    activity.steps (steps), activity.cal_total (kcal), activity.daily_movement (m, walking-equivalent),
+    activity.low / activity.medium / activity.high / activity.inactive / activity.rest (minutes),
+    activity.active_minutes = low + medium + high (minutes),
+    activity.non_wear (minutes; emitted for coverage checks, not mapped to a metric).
+  Not-worn rule (DESIGN.md §2 "a day with no wear is missing, not zero"): a day whose worn minutes
+  (rest + inactive + low + medium + high) are 0 yields no rows but activity.non_wear. Partly worn days
+  are kept as Oura reports them (par_21 2020-01-29: 719 of 740 classified minutes are non-wear, 213
+  steps) — whether to drop mostly-non-wear days is left to downstream coverage rules.
+  Duplicates: one row per date is expected; should a date repeat, the row with most worn minutes wins.
+-#}
+{%- set activity_glob = 'ifh_affect/par_*/oura/activity.csv' -%}
+
+{% if wag_files_exist(activity_glob) %}
+
+with raw as (
+    select *
+    from {{ wag_read_csv(activity_glob, "all_varchar = true, delim = ',', quote = '\"'") }}
+),
+
+typed as (
+    select
+        'ifh_affect:' || regexp_extract(replace(filename, '\', '/'), '/(par_[0-9]+)/oura/[^/]+$', 1)
+                                                                        as subject_id,
+        cast(try_strptime(trim("date"), '%Y-%m-%d') as date)            as day,
+        try_cast(steps as double)                                       as steps,
+        try_cast(cal_total as double)                                   as cal_total,
+        try_cast(daily_movement as double)                              as daily_movement,
+        try_cast("low" as double)                                       as low,
+        try_cast(medium as double)                                      as medium,
+        try_cast(high as double)                                        as high,
+        try_cast(inactive as double)                                    as inactive,
+        try_cast(rest as double)                                        as rest,
+        try_cast(non_wear as double)                                    as non_wear
+    from raw
+),
+
+one_per_day as (
+    select
+        *,
+        coalesce(rest, 0) + coalesce(inactive, 0) + coalesce("low", 0) + coalesce(medium, 0) + coalesce(high, 0)
+            as worn_minutes
+    from typed
+    where day is not null and subject_id <> 'ifh_affect:'
+    qualify row_number() over (partition by subject_id, day order by worn_minutes desc) = 1
+),
+
+wide as (
+    select
+        subject_id,
+        day,
+        case when worn_minutes > 0 then steps end                       as "activity.steps",
+        case when worn_minutes > 0 then nullif(cal_total, 0) end        as "activity.cal_total",
+        case when worn_minutes > 0 then daily_movement end              as "activity.daily_movement",
+        case when worn_minutes > 0 then "low" end                       as "activity.low",
+        case when worn_minutes > 0 then medium end                      as "activity.medium",
+        case when worn_minutes > 0 then high end                        as "activity.high",
+        case when worn_minutes > 0 then inactive end                    as "activity.inactive",
+        case when worn_minutes > 0 then rest end                        as "activity.rest",
+        case when worn_minutes > 0 then "low" + medium + high end       as "activity.active_minutes",
+        non_wear                                                        as "activity.non_wear"
+    from one_per_day
+),
+
+-- UNPIVOT drops NULL cells: missing = no row.
+long as (
+    unpivot wide
+    on columns(* exclude (subject_id, day))
+    into name raw_field value value
+)
+
+select
+    'ifh_affect'                as dataset,
+    subject_id,
+    day,
+    cast(raw_field as varchar)  as raw_field,
+    cast(value as double)       as value,
+    cast(null as varchar)       as value_text
+from long
+
+{% else %}
+{{ wag_empty_raw() }}
+{% endif %}

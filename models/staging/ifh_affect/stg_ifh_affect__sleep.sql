@@ -1,0 +1,133 @@
+{#-
+  IFH Affect Oura nightly sleep summaries -> staging contract rows (DESIGN.md §2, FORMATS.md §4.2, §5).
+
+  Input : <data_dir>/ifh_affect/par_<n>/oura/sleep.csv, any number of participants (glob); LF, header,
+          one row per night. Read all-VARCHAR then try_cast, so the literal `null` of temperature_delta
+          (FORMATS.md §0.5) and any other non-number become missing (no row).
+  Subject: 'ifh_affect:par_<n>' from the folder name.
+  Day   : `date` = local date of bedtime_end = the wake-up day (FORMATS.md §4.2, DESIGN.md §2).
+  Output (value in the RAW unit; raw_field_map_ifh_affect converts):
+    sleep.duration, sleep.total, sleep.awake, sleep.light, sleep.rem, sleep.deep, sleep.onset_latency,
+    sleep.midpoint_time (from bedtime start)                                     seconds
+    sleep.bedtime_start, sleep.bedtime_end   seconds relative to local midnight at the start of `day`
+                                             (the *_midnight_delta columns; negative = evening before)
+    sleep.efficiency (%), sleep.score (0..100), sleep.hr_lowest, sleep.hr_average (bpm),
+    sleep.rmssd (ms), sleep.breath_average (breaths/min), sleep.temperature_delta (°C deviation)
+  Rules:
+    * one row per night is what the files hold; should a participant-day repeat, the longest `duration`
+      (the main sleep) is kept (DESIGN.md §2 "main sleep for sleep summaries");
+    * 0 is missing for hr_lowest, hr_average, rmssd, breath_average, duration, total, efficiency, score
+      (Oura writes 0 for "no reading", FORMATS.md §0.5); stage seconds and onset_latency keep real 0s;
+    * bedtime interval: when end_delta - start_delta = duration the deltas are used as written. On the
+      rows where they disagree by exactly one day (par_3: 2020-06-30, 07-28, 08-09, 08-22; FORMATS.md
+      §4.2) the end that falls on `day` is trusted and the other end recomputed from `duration`:
+      end_delta in [0, 86400) -> start = end_delta - duration; otherwise start_delta is kept and
+      end = start_delta + duration (must then be in [0, 86400)); if neither holds, no bedtime rows.
+      Stage and duration columns are consistent on those rows and are kept.
+    * hr_average (mean sleeping HR) is emitted but not mapped to `heart_rate` in the seed: the other
+      datasets' heart_rate is a whole-day mean; see the seed note.
+-#}
+{%- set sleep_glob = 'ifh_affect/par_*/oura/sleep.csv' -%}
+
+{% if wag_files_exist(sleep_glob) %}
+
+with raw as (
+    select *
+    from {{ wag_read_csv(sleep_glob, "all_varchar = true, delim = ',', quote = '\"'") }}
+),
+
+typed as (
+    select
+        'ifh_affect:' || regexp_extract(replace(filename, '\', '/'), '/(par_[0-9]+)/oura/[^/]+$', 1)
+                                                                        as subject_id,
+        cast(try_strptime(trim("date"), '%Y-%m-%d') as date)            as day,
+        try_cast(duration as double)                                    as duration,
+        try_cast(total as double)                                       as total,
+        try_cast(awake as double)                                       as awake,
+        try_cast(light as double)                                       as light,
+        try_cast(rem as double)                                         as rem,
+        try_cast(deep as double)                                        as deep,
+        try_cast(onset_latency as double)                               as onset_latency,
+        try_cast(midpoint_time as double)                               as midpoint_time,
+        try_cast(efficiency as double)                                  as efficiency,
+        try_cast(score as double)                                       as score,
+        try_cast(hr_lowest as double)                                   as hr_lowest,
+        try_cast(hr_average as double)                                  as hr_average,
+        try_cast(rmssd as double)                                       as rmssd,
+        try_cast(breath_average as double)                              as breath_average,
+        try_cast(temperature_delta as double)                           as temperature_delta,
+        try_cast(bedtime_start_midnight_delta as double)                as start_delta,
+        try_cast(bedtime_end_midnight_delta as double)                  as end_delta,
+        try_cast(bedtime_start_timestamp as bigint)                     as start_ts
+    from raw
+),
+
+main_sleep as (
+    select *
+    from typed
+    where day is not null and subject_id <> 'ifh_affect:'
+    qualify row_number() over (
+        partition by subject_id, day
+        order by duration desc nulls last, start_ts
+    ) = 1
+),
+
+bedtimes as (
+    select
+        *,
+        case
+            when end_delta - start_delta = duration then start_delta
+            when end_delta >= 0 and end_delta < 86400 then end_delta - duration
+            when start_delta + duration >= 0 and start_delta + duration < 86400 then start_delta
+        end as bedtime_start,
+        case
+            when end_delta - start_delta = duration then end_delta
+            when end_delta >= 0 and end_delta < 86400 then end_delta
+            when start_delta + duration >= 0 and start_delta + duration < 86400 then start_delta + duration
+        end as bedtime_end
+    from main_sleep
+),
+
+wide as (
+    select
+        subject_id,
+        day,
+        nullif(duration, 0)         as "sleep.duration",
+        nullif(total, 0)            as "sleep.total",
+        awake                       as "sleep.awake",
+        light                       as "sleep.light",
+        rem                         as "sleep.rem",
+        deep                        as "sleep.deep",
+        onset_latency               as "sleep.onset_latency",
+        midpoint_time               as "sleep.midpoint_time",
+        bedtime_start               as "sleep.bedtime_start",
+        bedtime_end                 as "sleep.bedtime_end",
+        nullif(efficiency, 0)       as "sleep.efficiency",
+        nullif(score, 0)            as "sleep.score",
+        nullif(hr_lowest, 0)        as "sleep.hr_lowest",
+        nullif(hr_average, 0)       as "sleep.hr_average",
+        nullif(rmssd, 0)            as "sleep.rmssd",
+        nullif(breath_average, 0)   as "sleep.breath_average",
+        temperature_delta           as "sleep.temperature_delta"
+    from bedtimes
+),
+
+-- UNPIVOT drops NULL cells: missing = no row.
+long as (
+    unpivot wide
+    on columns(* exclude (subject_id, day))
+    into name raw_field value value
+)
+
+select
+    'ifh_affect'                as dataset,
+    subject_id,
+    day,
+    cast(raw_field as varchar)  as raw_field,
+    cast(value as double)       as value,
+    cast(null as varchar)       as value_text
+from long
+
+{% else %}
+{{ wag_empty_raw() }}
+{% endif %}
