@@ -1,0 +1,296 @@
+"""The `wag` command line (Typer). A thin layer: it parses options, calls the modules that do the
+work, prints Rich tables or one JSON object, and turns every :class:`WagError` into a one-line
+message and a non-zero exit code."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date, datetime
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .errors import UsageError, WagError
+
+app = typer.Typer(
+    name="wag",
+    help="WAG warehouse: ask questions about wearable data through a personal knowledge graph.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+graph_app = typer.Typer(help="Inspect the knowledge graph.", no_args_is_help=True)
+app.add_typer(graph_app, name="graph")
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _fail(exc: WagError) -> None:
+    err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    raise typer.Exit(exc.exit_code)
+
+
+def _json_default(obj):
+    if isinstance(obj, (date, datetime)):
+        return obj.isoformat()
+    return str(obj)
+
+
+def _print_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, default=_json_default, ensure_ascii=False, indent=2) + "\n")
+
+
+def _parse_day(text: str | None, what: str = "--as-of") -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"{what} {text!r} is not a date; use YYYY-MM-DD, e.g. 2020-01-20") from None
+
+
+# --------------------------------------------------------------------------- build / demo
+
+def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None) -> None:
+    from .build import run_build
+    from .summary import warehouse_summary
+
+    done = {"n": 0}
+    with console.status("dbt build: starting…") as status:
+        def on_node(name: str, node_status: str) -> None:
+            done["n"] += 1
+            status.update(f"dbt build: {done['n']} nodes done · last: {name} ({node_status})")
+
+        result = run_build(data_dir, wide_sources=wide_sources, on_node=on_node)
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(result.status_counts.items()))
+    if not result.success:
+        for name, msg in result.failures[:8]:
+            err_console.print(f"[red]✗ {name}[/]: {msg}", highlight=False, soft_wrap=True)
+        raise WagError(
+            f"dbt build failed ({counts}); the tables of the previous successful build are unchanged"
+        )
+    console.print(f"[green]dbt build passed[/] ({result.n_nodes} nodes: {counts})")
+    summary = warehouse_summary()
+    table = Table(title="Warehouse summary (metric_values)")
+    for col in ("dataset", "subjects", "metrics", "days", "rows", "first day", "last day"):
+        table.add_column(col, justify="right" if col in ("subjects", "metrics", "days", "rows") else "left")
+    for r in summary:
+        table.add_row(r["dataset"], str(r["n_subjects"]), str(r["n_metrics"]), str(r["n_days"]),
+                      f"{r['n_rows']:,}", str(r["first_day"]), str(r["last_day"]))
+    console.print(table)
+
+
+@app.command()
+def build(
+    data_dir: Annotated[Optional[Path], typer.Option(
+        "--data-dir", help="Raw data folder (pmdata/, lifesnaps/, globem/, ifh_affect/). Default: $WAG_DATA_DIR or demo_data/.")] = None,
+    wide: Annotated[Optional[list[str]], typer.Option(
+        "--wide", help="A wide daily CSV as NAME=PATH (one row per participant-day); repeatable.")] = None,
+) -> None:
+    """Run dbt seed + build (models, data tests, unit tests) into the warehouse."""
+    from .paths import data_dir as default_data_dir
+
+    try:
+        root = data_dir or default_data_dir()
+        if not root.is_dir() and not wide:
+            raise UsageError(f"data folder {root} does not exist; set WAG_DATA_DIR or pass --data-dir "
+                             "(or run `wag demo` for synthetic data)")
+        sources = []
+        for item in wide or []:
+            name, sep, path = item.partition("=")
+            if not sep or not name or not path:
+                raise UsageError(f"--wide {item!r}: expected NAME=PATH, e.g. --wide mydata=~/export.csv")
+            p = Path(path).expanduser()
+            if not p.is_file():
+                raise UsageError(f"--wide {item!r}: no file at {p}")
+            sources.append({"dataset": name, "path": str(p)})
+        _build_and_summarise(root, sources or None)
+    except WagError as exc:
+        _fail(exc)
+
+
+@app.command()
+def demo(
+    seed: Annotated[int, typer.Option(help="Random seed of the synthetic data.")] = 7,
+    days: Annotated[int, typer.Option(help="Days per subject.")] = 120,
+) -> None:
+    """Write deterministic synthetic data (PMData and LifeSnaps layouts) and build the warehouse on it."""
+    from .demo import write_demo_data
+    from .paths import demo_dir
+
+    try:
+        out = demo_dir()
+        info = write_demo_data(out, seed=seed, days=days)
+        n_subj = len(info.get("subjects", [])) if isinstance(info, dict) else "?"
+        console.print(f"Demo data written to {out} ({n_subj} subjects, {days} days each)")
+        _build_and_summarise(out)
+        console.print("Try: [bold]wag subjects[/] then "
+                      "[bold]wag ask \"How did I sleep this week?\" --subject pmdata:demo01[/]")
+    except WagError as exc:
+        _fail(exc)
+
+
+# --------------------------------------------------------------------------- inspection
+
+@app.command()
+def subjects(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """List subjects with their days, metrics and date range."""
+    from .db import fetch_dicts, warehouse
+    from .summary import SUBJECTS_SQL
+
+    try:
+        with warehouse() as con:
+            rows = fetch_dicts(con, SUBJECTS_SQL)
+    except WagError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json({"subjects": rows})
+        return
+    table = Table(title=f"{len(rows)} subjects")
+    for col in ("subject_id", "days with data", "metrics", "first day", "last day", "selected"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["subject_id"], str(r["n_days"]), str(r["n_metrics"]), str(r["first_day"]),
+                      str(r["last_day"]), "yes" if r["is_selected"] else "")
+    console.print(table)
+
+
+@app.command()
+def sql(
+    query: Annotated[str, typer.Argument(help="A SQL query (the warehouse is opened read-only).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print rows as JSON.")] = False,
+    limit: Annotated[int, typer.Option(help="Rows to print at most (table output).")] = 50,
+) -> None:
+    """Run a read-only SQL query against the warehouse."""
+    import duckdb
+
+    from .db import warehouse
+
+    try:
+        with warehouse() as con:
+            try:
+                cur = con.execute(query)
+            except duckdb.Error as exc:
+                raise UsageError(f"SQL error: {str(exc).splitlines()[0]}") from None
+            if cur.description is None:
+                return
+            cols = [d[0] for d in cur.description]
+            rows = cur.fetchall()
+    except WagError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json([dict(zip(cols, r)) for r in rows])
+        return
+    table = Table(title=f"{len(rows)} rows" + (f" (first {limit} shown)" if len(rows) > limit else ""))
+    for c in cols:
+        table.add_column(c)
+    for r in rows[:limit]:
+        table.add_row(*["" if v is None else str(v) for v in r])
+    console.print(table)
+
+
+@graph_app.command("show")
+def graph_show(
+    node: Annotated[str, typer.Argument(help="A node id, e.g. deep_sleep_duration.")],
+    subject: Annotated[Optional[str], typer.Option("--subject", help="Show this subject's edge weights.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Show a node, its edges and (with --subject) their weight columns."""
+    from .db import warehouse
+    from .graph import node_view
+
+    try:
+        with warehouse() as con:
+            view = node_view(con, node, subject)
+    except WagError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json(view)
+        return
+    n = view["node"]
+    console.print(f"[bold]{n['name']}[/] ({n['metric_id']}) — {n['category']}, unit {n['unit']}, "
+                  f"data in: {n['datasets_with_data'] or 'none'}")
+    console.print(n["description"], highlight=False)
+    if subject:
+        table = Table(title=f"edge weights of {node} for {subject} (ranked by w_global)")
+        cols = ("node_y", "w_prior", "r_s_signed", "n_s", "r_pop_signed", "n_pop", "p_prior", "o_pop",
+                "i_ind", "mu_pop", "mu_s", "w_global", "fallback")
+        for c in cols:
+            table.add_column(c)
+        for r in view["edge_weights"]:
+            table.add_row(*[_cell(r.get(c)) for c in cols])
+    else:
+        table = Table(title=f"{len(view['edges'])} prior edges of {node}")
+        for c in ("neighbour", "w_prior", "confidence", "relationship"):
+            table.add_column(c)
+        for r in view["edges"]:
+            table.add_row(r["neighbour"], _cell(r["w_prior"]), r["confidence"], r["relationship"])
+    console.print(table)
+
+
+def _cell(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+# --------------------------------------------------------------------------- parse / ask
+
+@app.command()
+def parse(
+    question: Annotated[str, typer.Argument(help="The question, in quotes.")],
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Reference day YYYY-MM-DD (default: today).")] = None,
+    offline: Annotated[bool, typer.Option("--offline", help="Never call a language model.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Parse a question into metrics, window, reference day, openness and category (DESIGN.md §8)."""
+    from .ask import parse_question
+
+    try:
+        parsed = parse_question(question, _parse_day(as_of) or date.today(), offline=offline)
+    except WagError as exc:
+        _fail(exc)
+    out = parsed.to_json()
+    if as_json:
+        _print_json(out)
+        return
+    table = Table(title="QueryParse", show_header=False)
+    for k in ("metrics", "window_days", "reference_day", "openness", "category", "source"):
+        table.add_row(k, str(out.get(k)))
+    console.print(table)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in quotes.")],
+    subject: Annotated[str, typer.Option("--subject", help="Subject id, e.g. pmdata:p01 (see `wag subjects`).")],
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Reference day YYYY-MM-DD (default: the subject's last day with data).")] = None,
+    method: Annotated[str, typer.Option("--method", help="wag (full subgraph), rag (primary nodes' knowledge + data) or base (data only).")] = "wag",
+    offline: Annotated[bool, typer.Option("--offline", help="Never call a language model.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Answer a question about a subject's data, grounded in the retrieved subgraph."""
+    from .ask import answer_question
+    from .render import print_answer
+
+    try:
+        result = answer_question(question, subject, as_of=_parse_day(as_of), method=method, offline=offline)
+    except WagError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json(result.to_json())
+        return
+    print_answer(console, result)
+
+
+def main() -> None:  # pragma: no cover - console script entry
+    app()

@@ -1,0 +1,218 @@
+"""Retrieval of the query-conditioned subgraph (DESIGN.md §7-§8, paper Algorithm 2).
+
+The ranking itself is the warehouse's ``wag_retrieve`` table macro (SQL, created by ``dbt build``);
+this module calls it, then fetches in one set-based query the subject's data for every node of the
+subgraph (``sql/node_window.sql``). No weight is recomputed in Python.
+
+Methods (DESIGN.md §8): ``base`` = the primary metrics' data only; ``rag`` = primary nodes'
+knowledge + data; ``wag`` = the full subgraph (primary nodes and their selected neighbours).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from importlib import resources
+
+import duckdb
+
+from .catalog import Metric
+from .db import fetch_dicts
+from .errors import UsageError
+
+METHODS = ("wag", "rag", "base")
+
+
+def _sql(name: str) -> str:
+    return resources.files("wag_cli").joinpath("sql", name).read_text(encoding="utf-8")
+
+
+@dataclass
+class NodeData:
+    """The subject's data for one node around the reference day (catalog units).
+
+    ``daily`` is a list of ``{"day": date, "value": float|None, "value_text": str|None, "z": float|None}``
+    for the days of the window with data; ``usual_*`` are over every day <= the reference day.
+    """
+
+    n_history_days: int = 0
+    usual_mean: float | None = None
+    usual_sd: float | None = None
+    n_window_days: int = 0
+    window_mean: float | None = None
+    window_min: float | None = None
+    window_max: float | None = None
+    zeta: float | None = None
+    daily: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class Node:
+    """A node of the retrieved subgraph: knowledge (catalog), weights (edge_weights) and data."""
+
+    metric_id: str
+    name: str
+    unit: str
+    category: str
+    data_kind: str
+    role: str                      # 'primary' | 'neighbour'
+    primary_node: str              # the primary node it was retrieved for (itself for primaries)
+    rank: int
+    reason: str
+    description: str = ""
+    normal_range: str = ""
+    recommendations: str = ""
+    w_prior: float | None = None
+    w_global: float | None = None
+    fallback: str | None = None
+    w_local: float | None = None
+    w_final: float | None = None
+    r_s_signed: float | None = None
+    n_s: int | None = None
+    r_pop_signed: float | None = None
+    n_pop: int | None = None
+    relationship: str | None = None
+    data: NodeData = field(default_factory=NodeData)
+
+
+@dataclass
+class Subgraph:
+    """The retrieval result for one question: shape of DESIGN.md §8 step 4."""
+
+    subject_id: str
+    method: str
+    reference_day: date
+    window_days: int | None        # None = 'all'
+    openness: float
+    budget: int
+    nodes: list[Node]
+
+    @property
+    def primaries(self) -> list[Node]:
+        return [n for n in self.nodes if n.role == "primary"]
+
+    @property
+    def neighbours(self) -> list[Node]:
+        return [n for n in self.nodes if n.role == "neighbour"]
+
+    def to_json(self, *, include_knowledge: bool = True) -> dict:
+        """JSON-serialisable dict (dates as ISO strings)."""
+
+        def clean(obj):
+            if isinstance(obj, dict):
+                return {k: clean(v) for k, v in obj.items()}
+            if isinstance(obj, list):
+                return [clean(v) for v in obj]
+            if isinstance(obj, date):
+                return obj.isoformat()
+            if isinstance(obj, float):
+                return round(obj, 4)
+            return obj
+
+        nodes = []
+        for n in self.nodes:
+            d = asdict(n)
+            if not include_knowledge:
+                for k in ("description", "normal_range", "recommendations", "relationship"):
+                    d.pop(k, None)
+            nodes.append(d)
+        return clean({
+            "subject_id": self.subject_id,
+            "method": self.method,
+            "reference_day": self.reference_day,
+            "window_days": self.window_days if self.window_days is not None else "all",
+            "openness": self.openness,
+            "budget": self.budget,
+            "nodes": nodes,
+        })
+
+
+def retrieve(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    subject_id: str,
+    metrics: list[str],
+    reference_day: date,
+    window_days: int | None,
+    openness: float,
+    method: str = "wag",
+    catalog: dict[str, Metric],
+    kappa: int = 5,
+) -> Subgraph:
+    """Retrieve the subgraph for ``metrics`` of ``subject_id`` (DESIGN.md §8).
+
+    ``window_days`` None means 'all' (no local weight). For ``base``/``rag`` the budget is 0, so
+    only the primary nodes come back; ``base`` also drops their knowledge text.
+    Raises :class:`UsageError` for an unknown method or an empty metric list.
+    """
+    if method not in METHODS:
+        raise UsageError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if not metrics:
+        raise UsageError("no metric to retrieve")
+    eta = openness if method == "wag" else 0.0
+    params = {
+        "subject": subject_id,
+        "metrics": list(metrics),
+        "ref_day": reference_day,
+        "window_days": window_days,
+        "eta": eta,
+    }
+    rows = fetch_dicts(con, _sql("retrieve.sql"), params)
+    node_ids = list(dict.fromkeys(r["node_id"] for r in rows))
+    data_rows = fetch_dicts(
+        con,
+        _sql("node_window.sql"),
+        {"subject": subject_id, "metrics": node_ids, "ref_day": reference_day, "window_days": window_days},
+    )
+    data_by_id = {d.pop("metric_id"): d for d in data_rows}
+
+    nodes: list[Node] = []
+    for r in rows:
+        m = catalog.get(r["node_id"])
+        d = data_by_id.get(r["node_id"], {})
+        node = Node(
+            metric_id=r["node_id"],
+            name=m.name if m else r["node_id"],
+            unit=m.unit if m else "",
+            category=m.category if m else "",
+            data_kind=m.data_kind if m else "numeric",
+            role=r["role"],
+            primary_node=r["primary_node"],
+            rank=int(r["rank"]),
+            reason=r["reason"],
+            description=(m.description if m and method != "base" else ""),
+            normal_range=(m.normal_range if m and method != "base" else ""),
+            recommendations=(m.recommendations if m and method != "base" else ""),
+            w_prior=r["w_prior"],
+            w_global=r["w_global"],
+            fallback=r["fallback"],
+            w_local=r["w_local"],
+            w_final=r["w_final"],
+            r_s_signed=r["r_s_signed"],
+            n_s=r["n_s"],
+            r_pop_signed=r["r_pop_signed"],
+            n_pop=r["n_pop"],
+            relationship=r["relationship"],
+            data=NodeData(
+                n_history_days=int(d.get("n_history_days") or 0),
+                usual_mean=d.get("usual_mean"),
+                usual_sd=d.get("usual_sd"),
+                n_window_days=int(d.get("n_window_days") or 0),
+                window_mean=d.get("window_mean"),
+                window_min=d.get("window_min"),
+                window_max=d.get("window_max"),
+                zeta=d.get("zeta"),
+                daily=list(d.get("daily") or []),
+            ),
+        )
+        nodes.append(node)
+    budget = int(eta * kappa + 1e-9)
+    return Subgraph(
+        subject_id=subject_id,
+        method=method,
+        reference_day=reference_day,
+        window_days=window_days,
+        openness=openness,
+        budget=budget,
+        nodes=nodes,
+    )

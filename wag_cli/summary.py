@@ -1,0 +1,20 @@
+"""Summaries of the warehouse for `wag build`/`wag demo`/`wag subjects` (queries in sql/)."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from .db import fetch_dicts, warehouse
+
+
+def _sql(name: str) -> str:
+    return resources.files("wag_cli").joinpath("sql", name).read_text(encoding="utf-8")
+
+
+SUBJECTS_SQL = _sql("subjects.sql")
+
+
+def warehouse_summary() -> list[dict]:
+    """Rows of (dataset, n_subjects, n_metrics, n_days, n_rows, first_day, last_day)."""
+    with warehouse() as con:
+        return fetch_dicts(con, _sql("warehouse_summary.sql"))
