@@ -1,0 +1,75 @@
+{#-
+  PMData Fitbit exercise bouts -> staging contract (DESIGN.md §2; FORMATS.md §1.4, §5).
+
+  Input : pmdata/<pid>/fitbit/exercise.json, one element per activity bout (auto-detected or tracker).
+  Output raw_fields:
+    exercise.activities (text): the day's bouts as 'Name (N min)' joined by '; ', ordered by start time
+        (then logId), e.g. 'Walk (22 min); Run (24 min)'. N = duration (ms) / 60000 rounded to whole
+        minutes; a bout without duration is listed by name only.
+    exercise.vo2Max (ml/kg/min): mean of vo2Max.vo2Max over the day's bouts that carry one (GPS runs).
+
+  Rules
+  * day = local calendar date of startTime ('2019-11-05 22:40:41', local wall time; the month-first
+    originalStartTime is not used).
+  * Bouts are deduplicated on logId.
+-#}
+{%- set exercise_glob = 'pmdata/*/fitbit/exercise.json' -%}
+{%- if wag_files_exist(exercise_glob) %}
+with raw as (
+    select
+        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        trim(logId) as log_id,
+        trim(activityName) as activity_name,
+        try_cast(duration as double) as duration_ms,
+        try_strptime(replace(substr(trim(startTime), 1, 19), 'T', ' '), '%Y-%m-%d %H:%M:%S') as start_ts,
+        try_cast(json_extract_string(vo2Max, '$.vo2Max') as double) as vo2_max
+    from {{ wag_read_json(exercise_glob,
+        "columns = {logId: 'VARCHAR', activityName: 'VARCHAR', duration: 'VARCHAR', startTime: 'VARCHAR',
+                    vo2Max: 'JSON'}") }}
+),
+
+bouts as (
+    select
+        *,
+        cast(start_ts as date) as day,
+        case
+            when duration_ms is null then activity_name
+            else activity_name || ' (' || cast(cast(round(duration_ms / 60000.0) as bigint) as varchar) || ' min)'
+        end as label
+    from raw
+    where pid <> '' and start_ts is not null
+    qualify row_number() over (partition by pid, coalesce(log_id, cast(start_ts as varchar)) order by start_ts) = 1
+),
+
+per_day as (
+    select
+        pid,
+        day,
+        string_agg(label, '; ' order by start_ts, log_id) filter (where label is not null and label <> '') as activities,
+        avg(vo2_max) as vo2_max
+    from bouts
+    group by pid, day
+)
+
+select
+    cast('pmdata' as varchar) as dataset,
+    cast('pmdata:' || pid as varchar) as subject_id,
+    cast(day as date) as day,
+    cast('exercise.activities' as varchar) as raw_field,
+    cast(null as double) as value,
+    cast(activities as varchar) as value_text
+from per_day
+where activities is not null
+union all
+select
+    'pmdata',
+    'pmdata:' || pid,
+    cast(day as date),
+    'exercise.vo2Max',
+    cast(vo2_max as double),
+    cast(null as varchar)
+from per_day
+where vo2_max is not null
+{%- else %}
+{{ wag_empty_raw() }}
+{%- endif %}

@@ -1,0 +1,36 @@
+{#-
+  PMData daily resting heart rate -> staging contract (DESIGN.md §2; FORMATS.md §1.2, §0.2, §0.5).
+
+  Input : pmdata/<pid>/fitbit/resting_heart_rate.json, one element per day:
+          {"dateTime": "2019-11-01 00:00:00", "value": {"date": "11/01/19", "value": 53.74, "error": 6.79}}
+  Output: raw_field 'resting_heart_rate.value' (bpm).
+
+  Rules
+  * day = date of dateTime (ISO). value.date is month-first and null on missing days: not used.
+  * value 0 (with date null, error 0) is Fitbit's "no estimate" sentinel -> no row; so is any
+    non-positive or absent value.
+  * A repeated dateTime collapses to the mean of its positive values (none observed).
+-#}
+{%- set rhr_glob = 'pmdata/*/fitbit/resting_heart_rate.json' -%}
+{%- if wag_files_exist(rhr_glob) %}
+with raw as (
+    select
+        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        try_strptime(substr(trim(dateTime), 1, 10), '%Y-%m-%d') as day_ts,
+        try_cast(json_extract_string("value", '$.value') as double) as bpm
+    from {{ wag_read_json(rhr_glob, "columns = {dateTime: 'VARCHAR', value: 'JSON'}") }}
+)
+
+select
+    cast('pmdata' as varchar) as dataset,
+    cast('pmdata:' || pid as varchar) as subject_id,
+    cast(day_ts as date) as day,
+    cast('resting_heart_rate.value' as varchar) as raw_field,
+    cast(avg(bpm) as double) as value,
+    cast(null as varchar) as value_text
+from raw
+where pid <> '' and day_ts is not null and bpm > 0
+group by pid, cast(day_ts as date)
+{%- else %}
+{{ wag_empty_raw() }}
+{%- endif %}

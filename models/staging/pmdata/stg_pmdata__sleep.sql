@@ -1,0 +1,135 @@
+{#-
+  PMData sleep summaries -> staging contract (DESIGN.md §2; FORMATS.md §1.3, §0.4, §0.6, §0.11).
+
+  Input : pmdata/<pid>/fitbit/sleep.json, one element per Fitbit sleep log (API v1.2 shape).
+  Output: one row per (subject_id, day, raw_field); day = dateOfSleep = the wake-up day.
+
+  Rules
+  * Whole-record duplicates share a logId: keep one row per (participant, logId).
+  * Only logs with mainSleep = true are used. Should several main-sleep logs remain for one
+    dateOfSleep, the longest (largest timeInBed, then highest logId) is kept.
+  * Every number is read as text and cast here (quoted and unquoted numbers both work).
+  * wake_after_sleep_onset uses minutesAwake for every log: for stages logs it equals
+    levels.summary.wake.minutes (checked on all 436 stages logs of the excerpts); for classic logs
+    it is restless + awake minutes.
+  * Stage minutes (levels.summary.deep/light/rem.minutes) exist for stages logs only; classic logs
+    give no stage rows.
+  * minutesToFallAsleep is 0 in every observed log (device limitation, FORMATS §1.3): kept as 0.
+  * sleep.startTime / sleep.endTime: wall-clock minutes (seconds / 60) from local midnight at the
+    start of `day` (23:30 the evening before = -30, 07:15 = 435). Times are local, naive; the
+    difference is taken on the wall clock, so the DST night keeps clock semantics.
+  * sleep.midpoint: timeInBed / 2 = minutes from the start of the log to the middle of the
+    in-bed interval (Fitbit gives no sleep-weighted midpoint).
+-#}
+{%- set sleep_glob = 'pmdata/*/fitbit/sleep.json' -%}
+{%- if wag_files_exist(sleep_glob) %}
+with raw as (
+    select
+        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        logId,
+        dateOfSleep,
+        startTime,
+        endTime,
+        minutesToFallAsleep,
+        minutesAsleep,
+        minutesAwake,
+        minutesAfterWakeup,
+        timeInBed,
+        efficiency,
+        levels,
+        mainSleep
+    from {{ wag_read_json(sleep_glob,
+        "columns = {logId: 'VARCHAR', dateOfSleep: 'VARCHAR', startTime: 'VARCHAR', endTime: 'VARCHAR',
+                    minutesToFallAsleep: 'VARCHAR', minutesAsleep: 'VARCHAR', minutesAwake: 'VARCHAR',
+                    minutesAfterWakeup: 'VARCHAR', timeInBed: 'VARCHAR', efficiency: 'VARCHAR',
+                    levels: 'JSON', mainSleep: 'VARCHAR'}") }}
+),
+
+typed as (
+    select
+        pid,
+        trim(logId) as log_id,
+        -- startTime uses a space, endTime a 'T' and '.000': normalise to 'YYYY-MM-DD HH:MM:SS'
+        try_strptime(replace(substr(trim(startTime), 1, 19), 'T', ' '), '%Y-%m-%d %H:%M:%S') as start_ts,
+        try_strptime(replace(substr(trim(endTime), 1, 19), 'T', ' '), '%Y-%m-%d %H:%M:%S') as end_ts,
+        try_strptime(substr(trim(dateOfSleep), 1, 10), '%Y-%m-%d') as date_of_sleep,
+        try_cast(minutesToFallAsleep as double) as minutes_to_fall_asleep,
+        try_cast(minutesAsleep as double) as minutes_asleep,
+        try_cast(minutesAwake as double) as minutes_awake,
+        try_cast(minutesAfterWakeup as double) as minutes_after_wakeup,
+        try_cast(timeInBed as double) as time_in_bed,
+        try_cast(efficiency as double) as efficiency,
+        try_cast(json_extract_string(levels, '$.summary.deep.minutes') as double) as deep_minutes,
+        try_cast(json_extract_string(levels, '$.summary.light.minutes') as double) as light_minutes,
+        try_cast(json_extract_string(levels, '$.summary.rem.minutes') as double) as rem_minutes,
+        lower(trim(mainSleep)) = 'true' as is_main
+    from raw
+    where pid <> '' and logId is not null
+),
+
+deduped as (
+    select *
+    from typed
+    qualify row_number() over (partition by pid, log_id order by end_ts desc nulls last) = 1
+),
+
+main_sleep as (
+    select
+        *,
+        cast(coalesce(date_of_sleep, cast(end_ts as date)) as date) as day
+    from deduped
+    where is_main
+),
+
+one_per_day as (
+    select *
+    from main_sleep
+    where day is not null
+    qualify row_number() over (
+        partition by pid, day
+        order by time_in_bed desc nulls last, try_cast(log_id as hugeint) desc nulls last, log_id desc
+    ) = 1
+),
+
+long as (
+    select pid, day, 'sleep.timeInBed' as raw_field, time_in_bed as value from one_per_day
+    union all
+    select pid, day, 'sleep.minutesAsleep', minutes_asleep from one_per_day
+    union all
+    select pid, day, 'sleep.minutesAwake', minutes_awake from one_per_day
+    union all
+    select pid, day, 'sleep.efficiency', efficiency from one_per_day
+    union all
+    select pid, day, 'sleep.minutesToFallAsleep', minutes_to_fall_asleep from one_per_day
+    union all
+    select pid, day, 'sleep.minutesAfterWakeup', minutes_after_wakeup from one_per_day
+    union all
+    select pid, day, 'sleep.levels.deep.minutes', deep_minutes from one_per_day
+    union all
+    select pid, day, 'sleep.levels.light.minutes', light_minutes from one_per_day
+    union all
+    select pid, day, 'sleep.levels.rem.minutes', rem_minutes from one_per_day
+    union all
+    select pid, day, 'sleep.startTime',
+           date_diff('second', cast(day as timestamp), start_ts) / 60.0
+    from one_per_day
+    union all
+    select pid, day, 'sleep.endTime',
+           date_diff('second', cast(day as timestamp), end_ts) / 60.0
+    from one_per_day
+    union all
+    select pid, day, 'sleep.midpoint', time_in_bed / 2.0 from one_per_day
+)
+
+select
+    cast('pmdata' as varchar) as dataset,
+    cast('pmdata:' || pid as varchar) as subject_id,
+    cast(day as date) as day,
+    cast(raw_field as varchar) as raw_field,
+    cast(value as double) as value,
+    cast(null as varchar) as value_text
+from long
+where value is not null
+{%- else %}
+{{ wag_empty_raw() }}
+{%- endif %}
