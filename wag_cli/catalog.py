@@ -44,7 +44,9 @@ class Metric:
 
     ``metric_id`` is the snake_case of the paper's metric name (e.g. ``hrv_rmssd``); ``unit`` is the
     unit every warehouse value of the metric is expressed in; ``data_kind`` is ``numeric`` or ``text``;
-    ``aliases`` are the words people use for it (used by the query parser, DESIGN.md §8).
+    ``aliases`` are the words people use for it (used by the query parser, DESIGN.md §8);
+    ``origin`` is ``initial``/``dataset``/``both`` and ``data_sources`` names the raw fields per
+    dataset (empty for a metric no dataset carries).
     """
 
     metric_id: str
@@ -56,6 +58,8 @@ class Metric:
     normal_range: str
     recommendations: str
     aliases: tuple[str, ...] = ()
+    origin: str = ""
+    data_sources: str = ""
 
 
 def split_aliases(value: object) -> tuple[str, ...]:
@@ -82,6 +86,8 @@ def _metric_from_row(row: dict) -> Metric:
         normal_range=str(values["normal_range"] or "").strip(),
         recommendations=str(values["recommendations"] or "").strip(),
         aliases=split_aliases(values["aliases"]),
+        origin=str(row.get("origin") or "").strip(),
+        data_sources=str(row.get("data_sources") or "").strip(),
     )
 
 

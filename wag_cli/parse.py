@@ -1,0 +1,724 @@
+"""QueryParse (DESIGN.md §8): question -> (metrics M^q, window k^q, reference day t^q, openness eta).
+
+Two paths, same result type (:class:`ParsedQuery`):
+
+* :func:`parse_offline` — deterministic, no network. Metrics come from matching the catalog's ids,
+  names and aliases (DESIGN.md §9) against normalised n-grams of the question (exact phrases first,
+  longest match wins, then a calibrated typo-tolerant fuzzy match, rapidfuzz); the window from
+  period phrases (conventions of ``eval/README.md``); the question category from cue phrases with a
+  fixed precedence (:data:`CATEGORY_RULES`); openness = midpoint of the category's range (§10).
+* :func:`parse` — when a model client is given, one structured-output call (:data:`PARSE_SCHEMA`);
+  the reply is validated and, on any failure, the offline parse is returned with ``fallback_reason``.
+
+Units: ``window_days`` in days (``None`` = the whole history, shown as ``"all"``); ``ref_offset`` in
+days relative to the as-of day (``-1`` = yesterday); ``openness`` in [0, 1].
+Errors: an empty/whitespace question raises ``ValueError("empty question")``. A question naming no
+known metric is not an error here: ``metrics`` is ``[]`` and the CLI reports it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from functools import lru_cache
+from typing import Any, Iterable
+
+from rapidfuzz.distance import DamerauLevenshtein
+
+from .catalog import Metric, load_catalog
+
+# --------------------------------------------------------------------------- categories (§10)
+
+#: Question categories and their openness ranges (paper Table 23, DESIGN.md §10).
+CATEGORY_OPENNESS: dict[str, tuple[float, float]] = {
+    "General Knowledge": (0.2, 0.4),
+    "Data Retrieval": (0.1, 0.3),
+    "Trend Analysis": (0.4, 0.6),
+    "Comparative Insight": (0.5, 0.7),
+    "Anomaly Detection": (0.6, 0.8),
+    "Actionable Advice": (0.3, 0.5),
+    "Exploratory Analysis": (0.7, 1.0),
+    "Metric Relationships": (0.4, 0.6),
+    "Contextual Queries": (0.5, 0.7),
+}
+
+DEFAULT_CATEGORY = "Data Retrieval"
+DEFAULT_WINDOW = 7
+
+
+def category_openness(category: str) -> float:
+    """Midpoint of the category's openness range, rounded to 2 decimals (KeyError if unknown)."""
+    lo, hi = CATEGORY_OPENNESS[category]
+    return round((lo + hi) / 2, 2)
+
+
+# --------------------------------------------------------------------------- result type
+
+
+@dataclass
+class ParsedQuery:
+    """The output of QueryParse.
+
+    ``metrics``: catalog ids in order of appearance; ``window_days``: days, ``None`` = all history;
+    ``reference_day`` = as-of day + ``ref_offset``; ``matches``: why each metric was picked
+    (``{"phrase", "metric_id", "score", "how"}``; score 100 = exact); ``source``: ``offline`` or
+    ``model``; ``fallback_reason``: why the model reply was not used (``None`` if it was, or no
+    model was asked); ``dropped_metrics``: unknown ids the model proposed.
+    """
+
+    question: str
+    metrics: list[str]
+    window_days: int | None
+    reference_day: date
+    ref_offset: int
+    openness: float
+    category: str
+    matches: list[dict] = field(default_factory=list)
+    source: str = "offline"
+    fallback_reason: str | None = None
+    dropped_metrics: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """JSON-ready dict: ``window_days`` is an int or ``"all"``, ``reference_day`` ISO text."""
+        out = {
+            "metrics": list(self.metrics),
+            "window_days": "all" if self.window_days is None else self.window_days,
+            "reference_day": self.reference_day.isoformat(),
+            "openness": self.openness,
+            "category": self.category,
+            "ref_offset": self.ref_offset,
+            "matches": [dict(m) for m in self.matches],
+            "source": self.source,
+        }
+        if self.fallback_reason:
+            out["fallback_reason"] = self.fallback_reason
+        if self.dropped_metrics:
+            out["dropped_metrics"] = list(self.dropped_metrics)
+        return out
+
+
+# --------------------------------------------------------------------------- text normalisation
+
+_CONTRACTIONS = (
+    (r"\bcan't\b", "cannot"),
+    (r"\bwon't\b", "will not"),
+    (r"n't\b", " not"),
+    (r"\b(what|how|it|that|there|who|where|when|here|what)'s\b", r"\1 is"),
+    (r"'m\b", " am"),
+    (r"'ve\b", " have"),
+    (r"'re\b", " are"),
+    (r"'ll\b", " will"),
+    (r"'d\b", " would"),
+    (r"'s\b", ""),  # possessive: "this week's" -> "this week"
+)
+
+
+def normalise(text: str) -> str:
+    """Lower-case, expand contractions, drop possessives, punctuation -> single spaces."""
+    t = text.lower().replace("\u2019", "'").replace("\u2018", "'").replace("`", "'")
+    for pat, rep in _CONTRACTIONS:
+        t = re.sub(pat, rep, t)
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", t).split())
+
+
+#: Irregular or verbal forms reduced to the form the catalog uses (word forms, not synonyms).
+_LEMMA = {
+    "slept": "sleep", "sleeping": "sleep", "sleeps": "sleep",
+    "walked": "walk", "walking": "walk", "walks": "walk",
+    "ran": "run", "running": "run", "runs": "run",
+    "stressed": "stress", "stressful": "stress", "stresses": "stress",
+    "burnt": "burn", "burned": "burn", "burning": "burn", "burns": "burn",
+    "exercising": "exercise", "exercised": "exercise",
+    "woke": "wake", "waking": "wake", "wakes": "wake",
+    "travelled": "traveled",
+}
+
+
+def lemma(token: str) -> str:
+    """Word form used for matching: irregular map, then a plural ``-ies``/``-s`` strip (stem >= 4)."""
+    if token in _LEMMA:
+        return _LEMMA[token]
+    if len(token) >= 5 and token.endswith("ies"):
+        return token[:-3] + "y"
+    if len(token) >= 5 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    return token
+
+
+def tokens(text: str) -> list[str]:
+    """Normalised tokens of ``text`` (no lemmatisation)."""
+    return normalise(text).split()
+
+
+# --------------------------------------------------------------------------- metric matching
+
+#: Words never matched on their own and never the edge of a fuzzy span.
+_STOPWORDS = frozenset(
+    "a an the my me i i'm am is are was were be been being do does did doing have has had of in on "
+    "at to for from by with and or but if so than then that this these those it its what which who "
+    "when where why how much many any some all no not very too also just about over per during "
+    "into out up down your you our we us can could should would will there their there's".split()
+)
+
+#: Common words that are never fuzzy-matched to a metric word (they are real words, not typos).
+_NO_FUZZY = frozenset(
+    "week weeks month months year years today yesterday night nights hours hour minutes minute "
+    "time times trend trends pattern patterns value values level levels score scores rate rates "
+    "usual unusual normal average total higher lower high low better worse compare compared "
+    "since started start overall recently lately insight insights think relationship related relate "
+    "between often days daily weekly steady stable change changed changes think tips advice reduce "
+    "improve improved increase decrease quality state status stats data range ranges good great bad "
+    "more most less least enough well feel felt sleepy sleeper stage stages last past since "
+    "range healthy these those other while where there their heart weeks slope steep stops sheep "
+    "stuff these check seems some same".split()
+)
+
+#: Phrases that name a concept, not a metric: they are consumed without producing a metric so
+#: that e.g. "sleep hygiene guidelines" does not select total sleep duration.
+NON_METRIC_PHRASES = ("sleep hygiene", "sleep guideline", "sleep habit", "sleep schedule advice")
+
+#: Generic head words: a phrase "<x> <head>" that names a metric with no data sources falls back
+#: to the data-bearing metric named by "<x>" ("activity level" -> active_time).
+_GENERIC_HEADS = frozenset({"level", "score", "amount", "value", "data", "reading"})
+
+# Allowed Damerau-Levenshtein edits by length of the compared text (characters, no spaces).
+# Calibrated on the dev set plus synthetic typos (see tests/test_parse.py): <= 4 chars exact only.
+_FUZZY_EDITS = ((4, 0), (8, 1), (15, 2))
+_FUZZY_EDITS_MAX = 3
+MAX_PHRASE_TOKENS = 8
+
+
+def allowed_edits(n_chars: int) -> int:
+    """Edits tolerated when fuzzy-matching a text of ``n_chars`` letters (no spaces)."""
+    for limit, edits in _FUZZY_EDITS:
+        if n_chars <= limit:
+            return edits
+    return _FUZZY_EDITS_MAX
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    key: tuple[str, ...]      # lemmatised tokens
+    metric_id: str | None     # None for NON_METRIC_PHRASES
+    text: str                 # as written in the catalog
+    rank: int                 # 0 id/name, 1 alias (lower wins on a tie)
+    order: int                # catalog order (lower wins on a tie)
+
+
+@dataclass(frozen=True)
+class _Index:
+    exact: dict[tuple[str, ...], _Phrase]
+    fuzzy_choices: tuple[str, ...]          # space-joined lemma keys, for rapidfuzz
+    fuzzy_phrases: tuple[_Phrase, ...]
+    vocabulary: frozenset[str]              # every token of every phrase (lemmas)
+    data_bearing: frozenset[str]
+
+
+def _has_data(m: Metric) -> bool:
+    return getattr(m, "origin", "") != "initial" or bool(getattr(m, "data_sources", ""))
+
+
+def _build_index(catalog: dict[str, Metric]) -> _Index:
+    exact: dict[tuple[str, ...], _Phrase] = {}
+    for order, m in enumerate(catalog.values()):
+        texts = [(m.metric_id.replace("_", " "), 0), (m.name, 0)] + [(a, 1) for a in m.aliases]
+        for text, rank in texts:
+            key = tuple(lemma(t) for t in tokens(text))
+            if not key or all(t in _STOPWORDS for t in key):
+                continue
+            p = _Phrase(key, m.metric_id, text, rank, order)
+            old = exact.get(key)
+            if old is None or (p.rank, p.order) < (old.rank, old.order):
+                exact[key] = p
+    for text in NON_METRIC_PHRASES:
+        key = tuple(lemma(t) for t in tokens(text))
+        exact[key] = _Phrase(key, None, text, -1, -1)
+    fuzzy = tuple(p for p in exact.values() if p.metric_id is not None)
+    return _Index(
+        exact=exact,
+        fuzzy_choices=tuple(" ".join(p.key) for p in fuzzy),
+        fuzzy_phrases=fuzzy,
+        vocabulary=frozenset(t for k in exact for t in k),
+        data_bearing=frozenset(mid for mid, m in catalog.items() if _has_data(m)),
+    )
+
+
+@lru_cache(maxsize=4)
+def _cached_index(catalog_key: tuple) -> _Index:
+    return _build_index(dict(catalog_key))
+
+
+def _index(catalog: dict[str, Metric]) -> _Index:
+    return _cached_index(tuple(catalog.items()))
+
+
+def _fuzzy_ok(span_raw: list[str], span_lem: list[str], idx: _Index) -> tuple[_Phrase, float] | None:
+    """Best fuzzy phrase for a span, or None. Compares raw and lemma forms against lemma keys."""
+    best: tuple[int, float, _Phrase] | None = None
+    for query in {" ".join(span_raw), " ".join(span_lem)}:
+        n = len(query.replace(" ", ""))
+        k = allowed_edits(n)
+        if k == 0:
+            continue
+        for i, choice in enumerate(idx.fuzzy_choices):
+            c_n = len(choice.replace(" ", ""))
+            if abs(c_n - n) > k or allowed_edits(min(n, c_n)) == 0:
+                continue
+            d = DamerauLevenshtein.distance(query, choice, score_cutoff=min(k, allowed_edits(c_n)))
+            if d <= min(k, allowed_edits(c_n)):
+                sim = 100.0 * (1 - d / max(len(query), len(choice)))
+                p = idx.fuzzy_phrases[i]
+                cand = (d, -sim, p)
+                if best is None or (cand[0], cand[1], p.rank, p.order) < (best[0], best[1], best[2].rank, best[2].order):
+                    best = cand
+    if best is None:
+        return None
+    return best[2], round(-best[1], 1)
+
+
+def match_metrics(question: str, catalog: dict[str, Metric]) -> list[dict]:
+    """Catalog metrics named in ``question``: ``[{"phrase", "metric_id", "score", "how"}]``.
+
+    1. exact: every n-gram (lemmatised tokens, also with the spaces removed so "heartrate" meets
+       "heart rate") looked up among ids/names/aliases; longest spans first, non-overlapping;
+    2. fuzzy: remaining spans (not starting/ending with a stop word, not a known word) within
+       :func:`allowed_edits` Damerau-Levenshtein edits of a phrase (typos: "stpes" -> steps);
+    3. a metric without data matched through "<x> <generic head>" is replaced by the data-bearing
+       metric named "<x>" (``how = "generic-head"``).
+    Result in order of appearance, one entry per metric.
+    """
+    idx = _index(catalog)
+    raw = tokens(question)
+    lem = [lemma(t) for t in raw]
+    n = len(raw)
+    compact: dict[str, _Phrase] = {}
+    for key, p in idx.exact.items():
+        compact.setdefault("".join(key), p)
+
+    cands: list[tuple[int, int, int, float, _Phrase, str]] = []  # (start, end, exact?, score, phrase, how)
+    for i in range(n):
+        for j in range(i + 1, min(n, i + MAX_PHRASE_TOKENS) + 1):
+            key = tuple(lem[i:j])
+            p = idx.exact.get(key)
+            if p is None and j - i > 1:
+                p = compact.get("".join(key))
+            if p is None and j - i == 1:
+                p = compact.get(lem[i])
+            if p is not None:
+                cands.append((i, j, 1, 100.0, p, "exact"))
+    taken = [False] * n
+    chosen: list[tuple[int, int, float, _Phrase, str]] = []
+
+    def take(cs):
+        for i, j, _e, score, p, how in sorted(cs, key=lambda c: (-(c[1] - c[0]), -c[3], c[0])):
+            if not any(taken[i:j]):
+                for k in range(i, j):
+                    taken[k] = True
+                chosen.append((i, j, score, p, how))
+
+    take(cands)
+    fuzzy: list[tuple[int, int, int, float, _Phrase, str]] = []
+    for i in range(n):
+        for j in range(i + 1, min(n, i + 4) + 1):
+            if any(taken[i:j]):
+                break
+            span_raw, span_lem = raw[i:j], lem[i:j]
+            if span_raw[0] in _STOPWORDS or span_raw[-1] in _STOPWORDS or any(t.isdigit() for t in span_raw):
+                continue
+            if j - i == 1 and (span_lem[0] in idx.vocabulary or span_raw[0] in _NO_FUZZY
+                               or span_lem[0] in _NO_FUZZY):
+                continue
+            hit = _fuzzy_ok(span_raw, span_lem, idx)
+            if hit is not None:
+                fuzzy.append((i, j, 0, hit[1], hit[0], "fuzzy"))
+    take(fuzzy)
+
+    out: list[dict] = []
+    seen: set[str] = set()
+    for i, j, score, p, how in sorted(chosen, key=lambda c: c[0]):
+        mid = p.metric_id
+        if mid is None:
+            continue
+        if mid not in idx.data_bearing and len(p.key) > 1 and p.key[-1] in _GENERIC_HEADS:
+            alt = idx.exact.get(p.key[:-1])
+            if alt is not None and alt.metric_id in idx.data_bearing:
+                mid, how = alt.metric_id, "generic-head"
+        if mid in seen:
+            continue
+        seen.add(mid)
+        out.append({"phrase": " ".join(raw[i:j]), "metric_id": mid, "score": score, "how": how,
+                    "span": (i, j)})
+    return out
+
+
+# --------------------------------------------------------------------------- window
+
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "ninety": 90, "a couple of": 2, "couple of": 2, "a few": 3, "few": 3,
+}
+_UNIT_DAYS = {"day": 1, "night": 1, "week": 7, "month": 30, "year": 365}
+_NUM = r"(\d+|" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)) + r")"
+
+# (pattern, fn(match) -> (window_days, ref_offset)); all on normalised text.
+_PERIODS: tuple[tuple[str, Any], ...] = (
+    (r"\bday before yesterday\b", lambda m: (1, -2)),
+    (r"\byesterday\b", lambda m: (1, -1)),
+    (r"\b(today|tonight|this morning|this afternoon|this evening|last night)\b", lambda m: (1, 0)),
+    (r"\b(past|last|previous|prior) 24 hours\b", lambda m: (1, 0)),
+    (r"\b" + _NUM + r" (day|night|week|month|year)s?\b",
+     lambda m: (_num(m.group(1)) * _UNIT_DAYS[m.group(2)], 0)),
+    (r"\bfortnight\b", lambda m: (14, 0)),
+    (r"\b(this|past|last|previous|prior|current|recent) quarter\b", lambda m: (90, 0)),
+    (r"\b(this|past|last|previous|prior|current|the) (week|month|year)\b",
+     lambda m: (_UNIT_DAYS[m.group(2)], 0)),
+)
+
+#: Bare period words, used only when no explicit period above is named ("each week" -> 7).
+_BARE_PERIODS: tuple[tuple[str, Any], ...] = (
+    (r"\b(weekly|week)\b", lambda m: (7, 0)),
+    (r"\b(monthly|month)\b", lambda m: (30, 0)),
+)
+
+#: History words: the whole record (window "all") when no explicit period is named.
+_HISTORY = re.compile(
+    r"\b(overall|ever|all time|since i (first )?(started|start|began|begun|joined|got)|since the (start|beginning)"
+    r"|from the (start|beginning)|in general|generally|historically|whole history|entire history"
+    r"|all (of )?my (data|history|records)|whole (record|period)|entire (record|period)|long term"
+    r"|to date|since day one|lifetime|usually|typically)\b"
+)
+
+
+def _num(text: str) -> int:
+    return int(text) if text.isdigit() else _NUMBER_WORDS[text]
+
+
+def parse_window(question: str, mask: Iterable[tuple[int, int]] = ()) -> tuple[int | None, int, str]:
+    """``(window_days or None for all, ref_offset, phrase)`` from the question's period words.
+
+    The earliest explicit period wins ("this week vs last week" -> 7); with none, a history word
+    ("overall", "ever", "since I started", "in general") -> ``None``; else the default 7 days.
+    ``mask``: token spans (e.g. matched metric phrases such as "overall sleep score") ignored.
+    """
+    toks = tokens(question)
+    masked = set()
+    for i, j in mask:
+        masked.update(range(i, j))
+    text = " ".join("_" if k in masked else t for k, t in enumerate(toks))
+    for tier in (_PERIODS, _BARE_PERIODS):
+        best: tuple[int, int, int, str] | None = None
+        for pat, fn in tier:
+            for m in re.finditer(pat, text):
+                w, off = fn(m)
+                if w > 0 and (best is None or m.start() < best[0]):
+                    best = (m.start(), w, off, m.group(0))
+                break
+        if best is not None:
+            return best[1], best[2], best[3]
+    h = _HISTORY.search(text)
+    if h:
+        return None, 0, h.group(0)
+    return DEFAULT_WINDOW, 0, ""
+
+
+# --------------------------------------------------------------------------- category
+
+_NOT_PANAS = r"(?<!positive )(?<!negative )"
+
+#: Precedence order: the first category with a matching cue wins; no cue -> Data Retrieval.
+#: Rationale: structural cues (two metrics related, a condition, an outlier) are more specific than
+#: the question's opening words; "what is ..." about a concept (no "my"/"I") is General Knowledge
+#: only when nothing more specific applies; plain look-ups are the default.
+CATEGORY_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Metric Relationships", (
+        r"\bcorrelat", r"\brelationship", r"\brelat(e|es|ed|ing)\b", r"\blink(s|ed|age)?\b",
+        r"\bconnect(ion|ions|ed)?\b", r"\bassociat", _NOT_PANAS + r"\baffect(s|ed|ing)?\b",
+        r"\bimpact", r"\binfluenc", r"\bdepend(s|ent)? on\b", r"\binterplay\b",
+        r"\bgo(es)? (hand in hand|together)\b", r"\bmove together\b", r"\btrack with\b",
+        r"\bcorrespond", r"\binteract(ion)? between\b",
+    )),
+    ("Anomaly Detection", (
+        r"\bunusual", r"\babnormal", r"\banomal", r"\bspik(e|es|ed|ing)\b", r"\boutlier",
+        r"\bout of (the )?ordinary\b", r"\bout of range\b", r"\bunexpected", r"\batypical\b",
+        r"\bsudden(ly)?\b", r"\bplummet", r"\bsurg(e|es|ed)\b", r"\bred flags?\b", r"\bweird\b",
+        r"\bstrange(ly)?\b", r"\bodd\b", r"\bextreme(ly)?\b", r"\bconcerning\b",
+    )),
+    ("Contextual Queries", (
+        r"\bon (the )?(days?|nights?|mornings?|evenings?) (when|with|where|that|after|before|following|i|my)\b",
+        r"\b(days?|nights?) (when|where|after) i\b",
+        r"\bon (weekends?|weekdays?|workdays?|work days?|rest days?|training days?|holidays?|match days?|game days?)\b",
+        r"\b(after|before) (i|a|an|my|exercising|drinking|working|training|workouts?|alcohol|caffeine"
+        r"|late|long|intense|hard|heavy|bad|poor|good|busy|stressful|travel|traveling|travelling)\b",
+        r"\bwhen(ever)? i (?!woke|wake|went to bed|go to bed|fell asleep|fall asleep|got up|get up)",
+        r"\bduring (exercise|workouts?|work|travel|the weekends?|weekends|exams?|holidays?|training)\b",
+        r"\bfollowing (a|an|my|days?|nights?)\b", r"\bthe (day|night) (after|before)\b",
+    )),
+    ("Actionable Advice", (
+        r"\bhow (can|could|do|should|would|might) i\b", r"\b(what|which) (can|could|should) i\b",
+        r"\bshould i\b", r"\btips?\b", r"\badvice\b", r"\badvise\b", r"\brecommend", r"\bsuggest",
+        r"\bways? to\b", r"\bhow to\b", r"\bhelp me\b", r"\bwhat (steps|changes|actions)\b",
+        r"\b(improve|reduce|lower|boost|raise|fix|increase|decrease|optimi[sz]e) (my|the)\b",
+        r"\bget (more|better)\b", r"\bneed to (change|do)\b",
+    )),
+    ("Exploratory Analysis", (
+        r"\bwhy\b", r"\bdo you think\b", r"\bwhat do you (make|think|see)\b", r"\bwhat is going on\b",
+        r"\bwhat is happening\b", r"\bexplain (my|why|what)\b", r"\bmake sense of\b", r"\bfigure out\b",
+        r"\breasons? (for|behind)\b",
+    )),
+    ("Comparative Insight", (
+        r"\bcompar", r"\bvs\b", r"\bversus\b", r"\bagainst\b", r"\brelative to\b", r"\bbenchmark",
+        r"\bthan (last|the last|previous|the previous|before|usual|normal|average|my average|other|the rest"
+        r"|earlier|the week before|the month before|i used to|recommended|most)\b",
+        r"\b(better|worse|more|less|higher|lower) than\b", r"\bimproved\b", r"\bgotten (better|worse)\b",
+        r"\bdifference between (this|last|my|the)\b", r"\b(guidelines?|recommendations?|recommended)\b",
+        r"\b(this|current) (week|month)\b.*\b(last|previous|prior) (week|month)\b",
+    )),
+    ("Trend Analysis", (
+        r"\btrend", r"\bover time\b", r"\bpatterns?\b", r"\bimproving\b", r"\bprogress",
+        r"\b(go|goes|going|gone|went) (up|down)\b", r"\bincreas(e|es|ed|ing)\b", r"\bdecreas",
+        r"\bdeclin", r"\b(rising|risen|dropping|dropped|dropping off)\b", r"\bchang(e|es|ed|ing)\b",
+        r"\btrajector", r"\bevolv", r"\b(week by week|day by day|day to day|week over week|month over month)\b",
+        r"\bconsisten", r"\bfluctuat", r"\b(stable|steady|steadily)\b", r"\bgetting (better|worse)\b",
+    )),
+    ("Exploratory Analysis", (
+        r"\binsight", r"\bhow (is|was|are|were|has|have) (my|i)\b", r"\bhow am i\b",
+        r"\btell me about\b", r"\banything (i should|interesting|notable|worth)\b", r"\bstand(s)? out\b",
+        r"\banaly[sz]", r"\boverview\b", r"\blook at my\b", r"\bunderstand\b", r"\bdeep dive\b",
+        r"\bwhat (can|does|do) (you|my data|the data) (learn|tell|say|show|see)\b", r"\bholistic",
+        r"\bbig picture\b", r"\binterpret",
+    )),
+    ("General Knowledge", (
+        r"\bwhat (does|do) .* mean\b", r"\bmeaning of\b", r"\bdefin(e|ition)\b",
+        r"\bwhat (is|are) (a |an )?(normal|healthy|good|optimal|typical|ideal|recommended)\b",
+        r"\b(normal|optimal|healthy|ideal|typical|reference) range\b", r"\bhow is .* measured\b",
+        r"\bwhat counts as\b",
+        r"\b(is|are) my .* (okay|ok|normal|healthy|good|fine|safe|alright|bad|dangerous)\b",
+        r"\bis (it|that|this) (normal|healthy|bad|good|okay|ok|dangerous)\b",
+    )),
+    ("Data Retrieval", (
+        r"\bhow (many|much|long|often|far)\b", r"\bwhat (was|were|is|are) my\b", r"\bwhat time\b",
+        r"\bwhen did\b", r"\bdid i\b", r"\b(average|avg|total|mean|sum|maximum|minimum|max|min)\b",
+        r"\b(highest|lowest|most|least|best|worst)\b", r"\bshow me\b", r"\blist\b", r"\bgive me\b",
+        r"\btell me (my|how|what)\b", r"\bnumber of\b", r"\bwhat types?\b", r"\bwhich (day|days|night)\b",
+    )),
+)
+
+_PERSONAL = re.compile(r"\b(my|i|me|mine|myself)\b")
+
+
+def classify(question: str) -> tuple[str, str]:
+    """``(category, cue)`` by :data:`CATEGORY_RULES` precedence on the normalised question.
+
+    A "what is/are ..." question that never mentions the asker ("my", "I", "me") is General
+    Knowledge unless a higher rule fired. No cue -> ``(DEFAULT_CATEGORY, "")``.
+    """
+    text = normalise(question)
+    for category, patterns in CATEGORY_RULES:
+        if category == "General Knowledge":
+            m = re.search(r"\bwhat (is|are)\b", text)
+            if m and not _PERSONAL.search(text):
+                return category, m.group(0)
+        for pat in patterns:
+            m = re.search(pat, text)
+            if m:
+                return category, m.group(0)
+    return DEFAULT_CATEGORY, ""
+
+
+# --------------------------------------------------------------------------- offline parse
+
+
+def _check_question(question: str) -> str:
+    if question is None or not str(question).strip():
+        raise ValueError("empty question")
+    return str(question).strip()
+
+
+def parse_offline(question: str, as_of: date, catalog: dict[str, Metric] | None = None) -> ParsedQuery:
+    """Deterministic QueryParse (no network). See the module docstring; ``ValueError`` if empty."""
+    question = _check_question(question)
+    catalog = catalog if catalog is not None else load_catalog()
+    hits = match_metrics(question, catalog)
+    window, offset, window_phrase = parse_window(question, mask=[h["span"] for h in hits])
+    category, cue = classify(question)
+    matches = [{k: v for k, v in h.items() if k != "span"} for h in hits]
+    return ParsedQuery(
+        question=question,
+        metrics=[h["metric_id"] for h in hits],
+        window_days=window,
+        reference_day=as_of + timedelta(days=offset),
+        ref_offset=offset,
+        openness=category_openness(category),
+        category=category,
+        matches=matches,
+        source="offline",
+    )
+
+
+# --------------------------------------------------------------------------- model parse
+
+#: JSON Schema of the model's reply (validated again by :func:`_validate_reply`).
+PARSE_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "metrics": {"type": "array", "items": {"type": "string"}, "maxItems": 6,
+                    "description": "catalog metric ids the question is about, in order of mention"},
+        "window_days": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string", "enum": ["all"]}],
+                        "description": "days of data to look at, or 'all' for the whole history"},
+        "ref_offset": {"type": "integer", "maximum": 0,
+                       "description": "reference day relative to today: 0, or -1 for yesterday"},
+        "category": {"type": "string", "enum": list(CATEGORY_OPENNESS)},
+        "openness": {"type": "number", "minimum": 0, "maximum": 1},
+    },
+    "required": ["metrics", "window_days", "ref_offset", "category", "openness"],
+    "additionalProperties": False,
+}
+
+_SYSTEM = (
+    "You are QueryParse, the question parser of a personal wearable-health assistant. You map a "
+    "user's question to catalog metric ids, a time window, a reference day and a question category."
+)
+
+_INSTRUCTION = (
+    "Parse data.question. Rules:\n"
+    "- metrics: ids from data.catalog only (match names and aliases; generic words like 'sleep', "
+    "'activity', 'stress', 'tired' mean the concept's main metric as listed in its aliases); "
+    "[] if none applies.\n"
+    "- window_days: 'this/past/last week' = 7, 'this/past/last month' = 30, 'today' = 1, "
+    "'yesterday' = 1 with ref_offset -1, 'fortnight'/'two weeks' = 14, 'past N days/weeks/months' = "
+    "N, 7N, 30N; 'overall', 'ever', 'all time', 'since I started', 'in general' = 'all'; 7 when no period is named.\n"
+    "- ref_offset: 0 unless the question is about an earlier day (-1 = yesterday).\n"
+    "- category: one of data.categories; openness: a number inside that category's range "
+    "(data.categories gives [low, high])."
+)
+
+
+def _catalog_data(catalog: dict[str, Metric]) -> list[dict]:
+    return [{"id": m.metric_id, "name": m.name, "aliases": list(m.aliases)} for m in catalog.values()]
+
+
+def _validate_reply(reply: Any, catalog: dict[str, Metric]) -> tuple[dict, list[str]]:
+    """``(clean fields, dropped ids)``; raise ``ValueError`` with the reason if unusable."""
+    if not isinstance(reply, dict):
+        raise ValueError(f"reply is {type(reply).__name__}, not an object")
+    metrics = reply.get("metrics")
+    if not isinstance(metrics, list) or not all(isinstance(x, str) for x in metrics):
+        raise ValueError("metrics is not a list of strings")
+    kept, dropped = [], []
+    for mid in metrics:
+        mid = mid.strip()
+        if mid in catalog:
+            if mid not in kept:
+                kept.append(mid)
+        else:
+            dropped.append(mid)
+    if not kept:
+        raise ValueError("no known metric id in the reply" + (f" (dropped {dropped})" if dropped else ""))
+    w = reply.get("window_days")
+    if isinstance(w, str) and w.strip().lower() == "all":
+        window = None
+    elif isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and w == int(w) and w >= 1:
+        window = int(w)
+    else:
+        raise ValueError(f"window_days {w!r} is neither a positive integer nor 'all'")
+    off = reply.get("ref_offset", 0)
+    if isinstance(off, bool) or not isinstance(off, (int, float)) or not math.isfinite(off) or off != int(off) \
+            or not -366 <= off <= 0:
+        raise ValueError(f"ref_offset {off!r} is not an integer in [-366, 0]")
+    category = reply.get("category")
+    if category not in CATEGORY_OPENNESS:
+        raise ValueError(f"category {category!r} is unknown")
+    lo, hi = CATEGORY_OPENNESS[category]
+    o = reply.get("openness")
+    if isinstance(o, (int, float)) and not isinstance(o, bool) and math.isfinite(o):
+        openness = round(min(max(float(o), lo), hi), 3)
+    else:
+        openness = category_openness(category)
+    return {"metrics": kept, "window_days": window, "ref_offset": int(off), "category": category,
+            "openness": openness}, dropped
+
+
+def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, client=None) -> ParsedQuery:
+    """QueryParse: the model when ``client`` is given (one ``chat_json`` call), else offline.
+
+    ``client``: any object with ``chat_json(system, instruction, data, schema, name) -> dict``.
+    Any exception or invalid reply -> :func:`parse_offline` with ``fallback_reason`` set.
+    Unknown metric ids are dropped (listed in ``dropped_metrics``); openness is clamped into the
+    range of the returned category. ``ValueError("empty question")`` for an empty question.
+    """
+    question = _check_question(question)
+    catalog = catalog if catalog is not None else load_catalog()
+    if client is None:
+        return parse_offline(question, as_of, catalog)
+    data = {
+        "question": question,
+        "as_of": as_of.isoformat(),
+        "catalog": _catalog_data(catalog),
+        "categories": {k: list(v) for k, v in CATEGORY_OPENNESS.items()},
+    }
+    try:
+        reply = client.chat_json(_SYSTEM, _INSTRUCTION, data, PARSE_SCHEMA, "query_parse")
+        fields, dropped = _validate_reply(reply, catalog)
+    except Exception as exc:  # noqa: BLE001 - any model failure falls back to the offline parse
+        parsed = parse_offline(question, as_of, catalog)
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        parsed.fallback_reason = f"model parse unusable ({type(exc).__name__}: {reason}); used the offline parser"
+        return parsed
+    return ParsedQuery(
+        question=question,
+        metrics=fields["metrics"],
+        window_days=fields["window_days"],
+        reference_day=as_of + timedelta(days=fields["ref_offset"]),
+        ref_offset=fields["ref_offset"],
+        openness=fields["openness"],
+        category=fields["category"],
+        matches=[{"phrase": None, "metric_id": m, "score": None, "how": "model"} for m in fields["metrics"]],
+        source="model",
+        dropped_metrics=dropped,
+    )
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def evaluate(rows: Iterable[dict], *, as_of: date = date(2020, 1, 1), catalog: dict[str, Metric] | None = None,
+             parser=None) -> dict:
+    """Score a parser on labelled rows (``eval/README.md`` fields: q, metrics, window, ref_offset?, type).
+
+    Returns ``{"n", "metric_exact", "window_accuracy", "openness_in_range", "category_accuracy",
+    "failures"}``: metric_exact = share whose metric *set* equals the label; window_accuracy =
+    share with the labelled window (int or "all") and ref_offset (0 when absent); openness_in_range
+    = share whose openness lies inside the labelled category's range (inclusive); failures lists
+    the rows missing any of the four. ``parser(question, as_of, catalog)`` defaults to parse_offline.
+    """
+    parser = parser or parse_offline
+    catalog = catalog if catalog is not None else load_catalog()
+    rows = list(rows)
+    tally = {"metric_exact": 0, "window_accuracy": 0, "openness_in_range": 0, "category_accuracy": 0}
+    failures = []
+    for row in rows:
+        p = parser(row["q"], as_of, catalog)
+        got_window = "all" if p.window_days is None else p.window_days
+        ok = {
+            "metric_exact": set(p.metrics) == set(row["metrics"]),
+            "window_accuracy": got_window == row["window"] and p.ref_offset == row.get("ref_offset", 0),
+            "openness_in_range": CATEGORY_OPENNESS[row["type"]][0] - 1e-9 <= p.openness
+            <= CATEGORY_OPENNESS[row["type"]][1] + 1e-9,
+            "category_accuracy": p.category == row["type"],
+        }
+        for k, v in ok.items():
+            tally[k] += bool(v)
+        if not all(ok.values()):
+            failures.append({"q": row["q"], "got": {"metrics": p.metrics, "window": got_window,
+                                                    "ref_offset": p.ref_offset, "category": p.category},
+                             "want": {"metrics": row["metrics"], "window": row["window"],
+                                      "ref_offset": row.get("ref_offset", 0), "category": row["type"]},
+                             "failed": [k for k, v in ok.items() if not v]})
+    n = len(rows)
+    out = {"n": n, **{k: (round(v / n, 4) if n else 0.0) for k, v in tally.items()}}
+    out["failures"] = failures
+    return out
