@@ -498,7 +498,7 @@ class LLMClient:
         self.embed_model = config.embed_model
         self.timeout = config.timeout
         self.retries = config.retries
-        self._client = openai.OpenAI(api_key=config.api_key, base_url=config.base_url,
+        self._client = openai.OpenAI(api_key=config.api_key, base_url=config.base_url or DEFAULT_BASE_URL,
                                      timeout=config.timeout, max_retries=config.retries)
         self.base_url = str(self._client.base_url).rstrip("/") or DEFAULT_BASE_URL
         self.cache = ReplyCache(cache_path)
