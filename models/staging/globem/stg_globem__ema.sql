@@ -1,0 +1,133 @@
+{#-
+  GLOBEM self-reports -> staging contract (DESIGN.md §2; FORMATS.md §3.3, §5).
+
+  Inputs (globem/<study>/SurveyData/):
+  * ema.csv — pid, date, then per study year INS-W_1: negative_affect_EMA only; INS-W_2..4:
+    phq4_EMA (0-12), phq4_anxiety_EMA (0-6), phq4_depression_EMA (0-6), pss4_EMA (PSS-4, 0-16,
+    higher = more stress), positive_affect_EMA, negative_affect_EMA (short PANAS sums). The two EMA
+    variants interleave, so every row has some columns empty. raw_field = 'ema.' || column.
+  * dep_weekly.csv — INS-W_1 only has feel_anxious / feel_depressed (0-3 each, observed 0-3: the
+    single PHQ-4 items "nervous, anxious" / "down, depressed"). raw_field = 'dep_weekly.' || column.
+    (phq4, dep, BDI2 of dep_weekly / dep_endterm are not written: phq4 duplicates ema.phq4_EMA, the
+    others are end-of-study labels on other scales.)
+  * pre.csv — one row per participant, date = day of the pre-study survey. The Big-Five BFI-10
+    scores BFI10_{extroversion,agreeableness,conscientiousness,neuroticism,openness}_PRE (2-10)
+    become one text value, raw_field 'pre.BFI10', e.g.
+    'BFI-10 (2-10): extroversion 5, agreeableness 7, conscientiousness 10, neuroticism 8, openness 5'.
+  Output: one row per (subject_id, day, raw_field); day = the survey date (local, as given).
+
+  Rules: empty field = missing = no row; numeric values cast from text (pandas floats). Several
+  answers of one item on the same pid and date (GLOBEM's own loader keeps the last; not observed
+  here) are averaged. Columns absent from a study year simply give no rows (files are read with
+  union_by_name).
+-#}
+{{ config(materialized='table') }}
+{#- Wide RAPIDS CSVs: fixing the dialect skips DuckDB's sniffer (~10x faster on 1000-column files);
+    a table, not a view, so tests and downstream models parse the CSVs once. -#}
+{%- set csv_opts = "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'" -%}
+{%- set ema_glob = 'globem/*/SurveyData/ema.csv' -%}
+{%- set weekly_glob = 'globem/*/SurveyData/dep_weekly.csv' -%}
+{%- set pre_glob = 'globem/*/SurveyData/pre.csv' -%}
+{%- set ema_items = ['phq4_EMA', 'phq4_anxiety_EMA', 'phq4_depression_EMA', 'pss4_EMA',
+                     'positive_affect_EMA', 'negative_affect_EMA'] -%}
+{%- set weekly_items = ['feel_anxious', 'feel_depressed'] -%}
+{%- set traits = ['extroversion', 'agreeableness', 'conscientiousness', 'neuroticism', 'openness'] -%}
+{%- set has_ema = wag_files_exist(ema_glob) -%}
+{%- set has_weekly = wag_files_exist(weekly_glob) -%}
+{%- set has_pre = wag_files_exist(pre_glob) -%}
+{%- if has_ema or has_weekly or has_pre %}
+with
+{%- if has_ema %}
+ema as (
+    select 'ema.' || item as raw_field, pid, "date", raw_value
+    from (
+        unpivot (
+            select * exclude (filename)
+            from {{ wag_read_csv(ema_glob, csv_opts) }}
+        )
+        on columns(* exclude (pid, "date"))
+        into name item value raw_value
+    )
+    where item in ({% for i in ema_items %}'{{ i }}'{{ ", " if not loop.last }}{% endfor %})
+),
+{%- endif %}
+{%- if has_weekly %}
+weekly as (
+    select 'dep_weekly.' || item as raw_field, pid, "date", raw_value
+    from (
+        unpivot (
+            select * exclude (filename)
+            from {{ wag_read_csv(weekly_glob, csv_opts) }}
+        )
+        on columns(* exclude (pid, "date"))
+        into name item value raw_value
+    )
+    where item in ({% for i in weekly_items %}'{{ i }}'{{ ", " if not loop.last }}{% endfor %})
+),
+{%- endif %}
+{%- if has_pre %}
+bfi_items as (
+    select
+        pid,
+        "date",
+        regexp_extract(item, '^BFI10_([a-z]+)_PRE$', 1) as trait,
+        try_cast(trim(raw_value) as double) as score
+    from (
+        unpivot (
+            select * exclude (filename)
+            from {{ wag_read_csv(pre_glob, csv_opts) }}
+        )
+        on columns(* exclude (pid, "date"))
+        into name item value raw_value
+    )
+    where regexp_matches(item, '^BFI10_[a-z]+_PRE$')
+),
+
+bfi as (
+    select
+        pid,
+        "date",
+        'BFI-10 (2-10): ' || string_agg(
+            trait || ' ' || regexp_replace(cast(score as varchar), '\.0$', ''),
+            ', '
+            order by coalesce(list_position({{ traits | tojson | replace('"', "'") }}, trait), 99), trait
+        ) as value_text
+    from bfi_items
+    where score is not null
+    group by pid, "date"
+),
+{%- endif %}
+
+numeric_answers as (
+    {%- set parts = [] -%}
+    {%- if has_ema %}{% do parts.append('select * from ema') %}{% endif -%}
+    {%- if has_weekly %}{% do parts.append('select * from weekly') %}{% endif -%}
+    {%- if parts | length == 0 %}{% do parts.append("select cast(null as varchar) as raw_field, cast(null as varchar) as pid, cast(null as varchar) as \"date\", cast(null as varchar) as raw_value where false") %}{% endif %}
+    {{ parts | join('\n    union all\n    ') }}
+)
+
+select
+    'globem' as dataset,
+    'globem:' || trim(pid) as subject_id,
+    cast(strptime(trim("date"), '%Y-%m-%d') as date) as day,
+    raw_field,
+    avg(try_cast(trim(raw_value) as double)) as value,
+    cast(null as varchar) as value_text
+from numeric_answers
+where try_cast(trim(raw_value) as double) is not null
+group by trim(pid), trim("date"), raw_field
+{%- if has_pre %}
+union all
+select
+    'globem' as dataset,
+    'globem:' || trim(pid) as subject_id,
+    cast(strptime(trim("date"), '%Y-%m-%d') as date) as day,
+    'pre.BFI10' as raw_field,
+    cast(null as double) as value,
+    string_agg(distinct value_text, '; ' order by value_text) as value_text
+from bfi
+group by trim(pid), trim("date")
+{%- endif %}
+{%- else %}
+{{ wag_empty_raw() }}
+{%- endif %}

@@ -1,0 +1,63 @@
+{#-
+  GLOBEM phone location features -> staging contract (DESIGN.md §2; FORMATS.md §3.2, §5).
+
+  Input : globem/<study>/FeatureData/location.csv (RAPIDS, ~1109 columns, one row per pid x date).
+          Raw `allday` features:
+            phone_locations_doryab_timeathome      minutes at home
+            phone_locations_doryab_radiusgyration  radius of gyration, m
+            phone_locations_doryab_totaldistance   distance travelled by the phone (GPS), m
+            phone_locations_barnett_maxhomedist    maximum distance from home, m
+            phone_locations_barnett_circdnrtn      circadian routine, 0-1
+            phone_locations_barnett_hometime       minutes at home (Barnett)   } alternatives, not mapped
+            phone_locations_barnett_rog            radius of gyration, m       } by default (see the
+            phone_locations_barnett_disttravelled  distance travelled, m       } field map)
+  Output: one row per (subject_id, day, raw_field); raw_field = 'location.' || RAPIDS feature
+          name; day = the row's date.
+
+  Rules
+  * Empty field = missing = no row (no phone location data that day).
+  * Zeros are real here (a day spent at one place has radius of gyration 0), so they are kept.
+  * totaldistance is phone-GPS distance of all movement (walking, driving), whereas the Fitbit
+    datasets' distance_traveled is walked distance; FORMATS §5 maps it to distance_traveled all the
+    same, and so does the field map (its note says so).
+  * (pid, date) duplicates across study folders (not observed) are averaged.
+-#}
+{{ config(materialized='table') }}
+{#- Wide RAPIDS CSVs: fixing the dialect skips DuckDB's sniffer (~10x faster on 1000-column files);
+    a table, not a view, so tests and downstream models parse the CSVs once. -#}
+{%- set csv_opts = "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'" -%}
+{%- set location_glob = 'globem/*/FeatureData/location.csv' -%}
+{%- set prefix = 'f_loc:phone_locations_' -%}
+{%- set features = ['doryab_timeathome', 'doryab_radiusgyration', 'doryab_totaldistance',
+                    'barnett_maxhomedist', 'barnett_circdnrtn', 'barnett_hometime', 'barnett_rog',
+                    'barnett_disttravelled'] -%}
+{%- if wag_files_exist(location_glob) %}
+with raw as (
+    select
+        trim(pid) as pid,
+        cast(strptime(trim("date"), '%Y-%m-%d') as date) as day,
+        {%- for f in features %}
+        "{{ prefix }}{{ f }}:allday" as "{{ f }}"{{ "," if not loop.last }}
+        {%- endfor %}
+    from {{ wag_read_csv(location_glob, csv_opts) }}
+),
+
+long as (
+    unpivot raw
+    on {% for f in features %}"{{ f }}"{{ ", " if not loop.last }}{% endfor %}
+    into name feature value raw_value
+)
+
+select
+    'globem' as dataset,
+    'globem:' || pid as subject_id,
+    day,
+    'location.phone_locations_' || feature as raw_field,
+    avg(try_cast(trim(raw_value) as double)) as value,
+    cast(null as varchar) as value_text
+from long
+where try_cast(trim(raw_value) as double) is not null
+group by pid, day, feature
+{%- else %}
+{{ wag_empty_raw() }}
+{%- endif %}
