@@ -18,8 +18,13 @@
   * sleep.startTime / sleep.endTime: wall-clock minutes (seconds / 60) from local midnight at the
     start of `day` (23:30 the evening before = -30, 07:15 = 435). Times are local, naive; the
     difference is taken on the wall clock, so the DST night keeps clock semantics.
-  * sleep.midpoint: timeInBed / 2 = minutes from the start of the log to the middle of the
-    in-bed interval (Fitbit gives no sleep-weighted midpoint).
+  * sleep.levels.asleep_midpoint (midpoint_of_sleep, "awake periods ignored"): minutes from startTime
+    to the instant at which half of the log's asleep time has elapsed. The hypnogram levels.data
+    (30-s aligned segments) is expanded to 30-s epochs; an epoch is asleep when its level is
+    light/deep/rem (stages) or asleep (classic) and no levels.shortData wake (<= 3 min) covers it.
+    These epochs reproduce minutesAsleep to within +-0.5 min on 95 % of the excerpt's main-sleep
+    logs (max 3.5 min). Times are naive local wall clock (the DST night is not corrected).
+    A log without levels.data gives no midpoint row.
 -#}
 {%- set sleep_glob = 'pmdata/*/fitbit/sleep.json' -%}
 {%- if wag_files_exist(sleep_glob) %}
@@ -62,6 +67,7 @@ typed as (
         try_cast(json_extract_string(levels, '$.summary.deep.minutes') as double) as deep_minutes,
         try_cast(json_extract_string(levels, '$.summary.light.minutes') as double) as light_minutes,
         try_cast(json_extract_string(levels, '$.summary.rem.minutes') as double) as rem_minutes,
+        levels,
         lower(trim(mainSleep)) = 'true' as is_main
     from raw
     where pid <> '' and logId is not null
@@ -91,6 +97,56 @@ one_per_day as (
     ) = 1
 ),
 
+segments as (
+    -- hypnogram segments of the kept logs: levels.data (stage of every 30-s aligned segment) and
+    -- levels.shortData (short wakes overlaid on data)
+    select pid, day, log_id, start_ts, 'data' as source,
+           unnest(from_json(json_extract(levels, '$.data'),
+                            '[{"dateTime": "VARCHAR", "level": "VARCHAR", "seconds": "DOUBLE"}]')) as seg
+    from one_per_day
+    union all
+    select pid, day, log_id, start_ts, 'short' as source,
+           unnest(from_json(json_extract(levels, '$.shortData'),
+                            '[{"dateTime": "VARCHAR", "level": "VARCHAR", "seconds": "DOUBLE"}]')) as seg
+    from one_per_day
+),
+
+epochs as (
+    select
+        pid, day, log_id, start_ts, source,
+        lower(seg.level) as level,
+        try_strptime(replace(substr(seg.dateTime, 1, 19), 'T', ' '), '%Y-%m-%d %H:%M:%S')
+            + to_seconds(unnest(range(0, cast(round(seg.seconds) as bigint), 30))) as epoch_ts
+    from segments
+    where seg.seconds > 0
+),
+
+asleep_epochs as (
+    select pid, day, log_id, start_ts, epoch_ts
+    from epochs
+    where epoch_ts is not null
+    group by pid, day, log_id, start_ts, epoch_ts
+    having bool_or(source = 'data' and level in ('light', 'deep', 'rem', 'asleep'))
+       and not bool_or(source = 'short')
+),
+
+numbered_epochs as (
+    select
+        *,
+        row_number() over (partition by pid, log_id order by epoch_ts) as k,
+        count(*) over (partition by pid, log_id) as n
+    from asleep_epochs
+),
+
+asleep_midpoint as (
+    -- the instant at which n/2 epochs of 30 s have been slept: inside epoch k = ceil(n/2)
+    select
+        pid, day,
+        (date_diff('second', start_ts, epoch_ts) + 30.0 * (n / 2.0 - (k - 1))) / 60.0 as midpoint_minutes
+    from numbered_epochs
+    where k = cast(ceil(n / 2.0) as bigint)
+),
+
 long as (
     select pid, day, 'sleep.timeInBed' as raw_field, time_in_bed as value from one_per_day
     union all
@@ -118,7 +174,7 @@ long as (
            date_diff('second', cast(day as timestamp), end_ts) / 60.0
     from one_per_day
     union all
-    select pid, day, 'sleep.midpoint', time_in_bed / 2.0 from one_per_day
+    select pid, day, 'sleep.levels.asleep_midpoint', midpoint_minutes from asleep_midpoint
 )
 
 select
