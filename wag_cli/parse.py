@@ -25,6 +25,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any, Iterable
 
+from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from .catalog import Metric, load_catalog
@@ -158,26 +159,36 @@ def tokens(text: str) -> list[str]:
 _STOPWORDS = frozenset(
     "a an the my me i i'm am is are was were be been being do does did doing have has had of in on "
     "at to for from by with and or but if so than then that this these those it its what which who "
-    "when where why how much many any some all no not very too also just about over per during "
+    "when where why how much many any some all no not too also just about over per during "
     "into out up down your you our we us can could should would will there their there's".split()
 )
 
 #: Common words that are never fuzzy-matched to a metric word (they are real words, not typos).
 _NO_FUZZY = frozenset(
-    "week weeks month months year years today yesterday night nights hours hour minutes minute "
+    # time and period words
+    "week weeks month months year years today yesterday tomorrow night nights morning evening hours "
+    "hour minutes minute seconds days daily weekly monthly recently lately since started start "
+    "overall usually often sometimes always never ever again early late later first next last past "
+    # question and analysis words
     "time times trend trends pattern patterns value values level levels score scores rate rates "
-    "usual unusual normal average total higher lower high low better worse compare compared "
-    "since started start overall recently lately insight insights think relationship related relate "
-    "between often days daily weekly steady stable change changed changes think tips advice reduce "
-    "improve improved increase decrease quality state status stats data range ranges good great bad "
-    "more most less least enough well feel felt sleepy sleeper stage stages last past since "
-    "range healthy these those other while where there their heart weeks slope steep stops sheep "
-    "stuff these check seems some same".split()
+    "usual unusual normal average total higher highest lower lowest high low better worse best worst "
+    "compare compared insight insights think relationship related relate between steady stable "
+    "change changed changes tips advice reduce improve improved increase decrease quality state "
+    "status stats data range ranges healthy good great bad more most less least enough "
+    # common English words one edit away from some alias
+    "such much each every some other like just only also even still really quite rather well "
+    "seem seems look looks looked done going went come came know want need feel felt find found "
+    "help keep kept thing things something anything nothing people person life work place part "
+    "point case fact group hand long longer short big small large little right left same "
+    "different sure able many few new old own them they then than with without within would "
+    "could should were where which while whole will your back after before here these those "
+    "from into onto over under above below through during until about around against among "
+    "does heat tire steep slope stops sheep stuff check same sleeper stage stages heart".split()
 )
 
 #: Phrases that name a concept, not a metric: they are consumed without producing a metric so
 #: that e.g. "sleep hygiene guidelines" does not select total sleep duration.
-NON_METRIC_PHRASES = ("sleep hygiene", "sleep guideline", "sleep habit", "sleep schedule advice")
+NON_METRIC_PHRASES = ("sleep hygiene", "sleep guideline", "sleep habit", "i log", "to log", "you log")
 
 #: Generic head words: a phrase "<x> <head>" that names a metric with no data sources falls back
 #: to the data-bearing metric named by "<x>" ("activity level" -> active_time).
@@ -185,7 +196,7 @@ _GENERIC_HEADS = frozenset({"level", "score", "amount", "value", "data", "readin
 
 # Allowed Damerau-Levenshtein edits by length of the compared text (characters, no spaces).
 # Calibrated on the dev set plus synthetic typos (see tests/test_parse.py): <= 4 chars exact only.
-_FUZZY_EDITS = ((4, 0), (8, 1), (15, 2))
+_FUZZY_EDITS = ((4, 0), (10, 1), (20, 2))
 _FUZZY_EDITS_MAX = 3
 MAX_PHRASE_TOKENS = 8
 
@@ -209,38 +220,52 @@ class _Phrase:
 
 @dataclass(frozen=True)
 class _Index:
-    exact: dict[tuple[str, ...], _Phrase]
-    fuzzy_choices: tuple[str, ...]          # space-joined lemma keys, for rapidfuzz
-    fuzzy_phrases: tuple[_Phrase, ...]
-    vocabulary: frozenset[str]              # every token of every phrase (lemmas)
+    exact: dict[tuple[str, ...], _Phrase]   # lemma key -> phrase
+    compact: dict[str, _Phrase]             # lemma key without spaces ("heartrate") -> phrase
+    fuzzy_choices: tuple[str, ...]          # raw and lemma forms, space-joined, for rapidfuzz
+                                            # (NON_METRIC_PHRASES included: a fuzzy hit consumes)
+    fuzzy_phrases: tuple[_Phrase, ...]      # parallel to fuzzy_choices
+    vocabulary: frozenset[str]              # every token of every phrase (raw and lemma)
     data_bearing: frozenset[str]
 
 
 def _has_data(m: Metric) -> bool:
-    return getattr(m, "origin", "") != "initial" or bool(getattr(m, "data_sources", ""))
+    return m.origin != "initial" or bool(m.data_sources)
 
 
 def _build_index(catalog: dict[str, Metric]) -> _Index:
     exact: dict[tuple[str, ...], _Phrase] = {}
+    raw_forms: dict[str, _Phrase] = {}
     for order, m in enumerate(catalog.values()):
         texts = [(m.metric_id.replace("_", " "), 0), (m.name, 0)] + [(a, 1) for a in m.aliases]
         for text, rank in texts:
-            key = tuple(lemma(t) for t in tokens(text))
+            raw = tokens(text)
+            key = tuple(lemma(t) for t in raw)
             if not key or all(t in _STOPWORDS for t in key):
                 continue
             p = _Phrase(key, m.metric_id, text, rank, order)
             old = exact.get(key)
             if old is None or (p.rank, p.order) < (old.rank, old.order):
                 exact[key] = p
+            raw_forms.setdefault(" ".join(raw), p)
     for text in NON_METRIC_PHRASES:
         key = tuple(lemma(t) for t in tokens(text))
         exact[key] = _Phrase(key, None, text, -1, -1)
-    fuzzy = tuple(p for p in exact.values() if p.metric_id is not None)
+    compact: dict[str, _Phrase] = {}
+    for key, p in exact.items():
+        compact.setdefault("".join(key), p)
+    choices: dict[str, _Phrase] = {}
+    for key, p in exact.items():
+        choices.setdefault(" ".join(key), p)
+    for text, p in raw_forms.items():
+        choices.setdefault(text, exact[p.key] if exact[p.key].metric_id else p)
+    vocab = {t for k in exact for t in k} | {t for text in raw_forms for t in text.split()}
     return _Index(
         exact=exact,
-        fuzzy_choices=tuple(" ".join(p.key) for p in fuzzy),
-        fuzzy_phrases=fuzzy,
-        vocabulary=frozenset(t for k in exact for t in k),
+        compact=compact,
+        fuzzy_choices=tuple(choices),
+        fuzzy_phrases=tuple(choices.values()),
+        vocabulary=frozenset(vocab),
         data_bearing=frozenset(mid for mid, m in catalog.items() if _has_data(m)),
     )
 
@@ -254,90 +279,90 @@ def _index(catalog: dict[str, Metric]) -> _Index:
     return _cached_index(tuple(catalog.items()))
 
 
-def _fuzzy_ok(span_raw: list[str], span_lem: list[str], idx: _Index) -> tuple[_Phrase, float] | None:
-    """Best fuzzy phrase for a span, or None. Compares raw and lemma forms against lemma keys."""
-    best: tuple[int, float, _Phrase] | None = None
-    for query in {" ".join(span_raw), " ".join(span_lem)}:
+def _fuzzy(span_raw: list[str], span_lem: list[str], idx: _Index) -> tuple[_Phrase, float] | None:
+    """Closest phrase within the allowed edits of the span (raw or lemma form), with its score.
+
+    Edits allowed: :func:`allowed_edits` of the longer of the two texts; both need >= 4 letters
+    (so "slee" -> "sleep" but 3-letter words never match fuzzily).
+    Score = 100 * (1 - edits / longer length). Ties: fewer edits, then id/name before alias, then
+    catalog order.
+    """
+    best = None
+    for query in dict.fromkeys((" ".join(span_raw), " ".join(span_lem))):
         n = len(query.replace(" ", ""))
-        k = allowed_edits(n)
-        if k == 0:
+        if n < 4:
             continue
-        for i, choice in enumerate(idx.fuzzy_choices):
+        cutoff = allowed_edits(n + _FUZZY_EDITS_MAX)
+        for _choice, d, i in process.extract(query, idx.fuzzy_choices, scorer=DamerauLevenshtein.distance,
+                                             score_cutoff=cutoff, limit=None):
+            choice = idx.fuzzy_choices[i]
             c_n = len(choice.replace(" ", ""))
-            if abs(c_n - n) > k or allowed_edits(min(n, c_n)) == 0:
+            if min(n, c_n) < 4 or d > allowed_edits(max(n, c_n)):
                 continue
-            d = DamerauLevenshtein.distance(query, choice, score_cutoff=min(k, allowed_edits(c_n)))
-            if d <= min(k, allowed_edits(c_n)):
-                sim = 100.0 * (1 - d / max(len(query), len(choice)))
-                p = idx.fuzzy_phrases[i]
-                cand = (d, -sim, p)
-                if best is None or (cand[0], cand[1], p.rank, p.order) < (best[0], best[1], best[2].rank, best[2].order):
-                    best = cand
-    if best is None:
-        return None
-    return best[2], round(-best[1], 1)
+            p = idx.fuzzy_phrases[i]
+            sim = round(100.0 * (1 - d / max(len(query), len(choice))), 1)
+            rank = (d, -sim, p.rank, p.order)
+            if best is None or rank < best[0]:
+                best = (rank, p, sim)
+    return None if best is None else (best[1], best[2])
 
 
 def match_metrics(question: str, catalog: dict[str, Metric]) -> list[dict]:
-    """Catalog metrics named in ``question``: ``[{"phrase", "metric_id", "score", "how"}]``.
+    """Catalog metrics named in ``question``: ``[{"phrase", "metric_id", "score", "how", "span"}]``.
 
-    1. exact: every n-gram (lemmatised tokens, also with the spaces removed so "heartrate" meets
-       "heart rate") looked up among ids/names/aliases; longest spans first, non-overlapping;
-    2. fuzzy: remaining spans (not starting/ending with a stop word, not a known word) within
-       :func:`allowed_edits` Damerau-Levenshtein edits of a phrase (typos: "stpes" -> steps);
-    3. a metric without data matched through "<x> <generic head>" is replaced by the data-bearing
-       metric named "<x>" (``how = "generic-head"``).
-    Result in order of appearance, one entry per metric.
+    Candidates:
+
+    * exact — every n-gram of lemmatised tokens (also with spaces removed, so "heartrate" meets
+      "heart rate") found among ids, names and aliases (score 100);
+    * fuzzy — n-grams of 1..4 tokens that contain a word unknown to the catalog (a suspected typo),
+      do not start/end with a stop word, and lie within :func:`allowed_edits` Damerau-Levenshtein
+      edits of a phrase ("stpes" -> steps, "restign heart rate" -> resting heart rate).
+
+    Selection: longest span first (letters covered), exact before fuzzy, higher score, earlier;
+    spans may not overlap, so "deep sleep" beats "sleep" and "resting heart rate" beats
+    "heart rate". A metric without data matched through "<x> <generic head>" ("activity level") is
+    replaced by the data-bearing metric named "<x>" (``how = "generic-head"``). Phrases of
+    :data:`NON_METRIC_PHRASES` consume their words and yield nothing. Result in order of
+    appearance, one entry per metric.
     """
     idx = _index(catalog)
     raw = tokens(question)
     lem = [lemma(t) for t in raw]
     n = len(raw)
-    compact: dict[str, _Phrase] = {}
-    for key, p in idx.exact.items():
-        compact.setdefault("".join(key), p)
 
-    cands: list[tuple[int, int, int, float, _Phrase, str]] = []  # (start, end, exact?, score, phrase, how)
+    cands: list[tuple[int, int, int, float, _Phrase, str]] = []  # (start, end, exact, score, phrase, how)
     for i in range(n):
         for j in range(i + 1, min(n, i + MAX_PHRASE_TOKENS) + 1):
             key = tuple(lem[i:j])
-            p = idx.exact.get(key)
-            if p is None and j - i > 1:
-                p = compact.get("".join(key))
-            if p is None and j - i == 1:
-                p = compact.get(lem[i])
+            p = idx.exact.get(key) or idx.compact.get("".join(key))
             if p is not None:
                 cands.append((i, j, 1, 100.0, p, "exact"))
-    taken = [False] * n
-    chosen: list[tuple[int, int, float, _Phrase, str]] = []
-
-    def take(cs):
-        for i, j, _e, score, p, how in sorted(cs, key=lambda c: (-(c[1] - c[0]), -c[3], c[0])):
-            if not any(taken[i:j]):
-                for k in range(i, j):
-                    taken[k] = True
-                chosen.append((i, j, score, p, how))
-
-    take(cands)
-    fuzzy: list[tuple[int, int, int, float, _Phrase, str]] = []
+    exact_spans = {(c[0], c[1]) for c in cands}
     for i in range(n):
         for j in range(i + 1, min(n, i + 4) + 1):
-            if any(taken[i:j]):
-                break
             span_raw, span_lem = raw[i:j], lem[i:j]
-            if span_raw[0] in _STOPWORDS or span_raw[-1] in _STOPWORDS or any(t.isdigit() for t in span_raw):
+            if (i, j) in exact_spans or span_raw[0] in _STOPWORDS or span_raw[-1] in _STOPWORDS:
                 continue
-            if j - i == 1 and (span_lem[0] in idx.vocabulary or span_raw[0] in _NO_FUZZY
-                               or span_lem[0] in _NO_FUZZY):
+            if any(t.isdigit() for t in span_raw):
                 continue
-            hit = _fuzzy_ok(span_raw, span_lem, idx)
+            if all(r in idx.vocabulary or l in idx.vocabulary or r in _NO_FUZZY for r, l in zip(span_raw, span_lem)):
+                continue
+            hit = _fuzzy(span_raw, span_lem, idx)
             if hit is not None:
-                fuzzy.append((i, j, 0, hit[1], hit[0], "fuzzy"))
-    take(fuzzy)
+                cands.append((i, j, 0, hit[1], hit[0], "fuzzy"))
+
+    taken = [False] * n
+    chosen = []
+    letters = lambda c: sum(len(t) for t in raw[c[0]:c[1]])  # noqa: E731
+    for c in sorted(cands, key=lambda c: (-letters(c), -c[2], -c[3], c[0])):
+        i, j = c[0], c[1]
+        if not any(taken[i:j]):
+            taken[i:j] = [True] * (j - i)
+            chosen.append(c)
 
     out: list[dict] = []
     seen: set[str] = set()
-    for i, j, score, p, how in sorted(chosen, key=lambda c: c[0]):
+    for i, j, _e, score, p, how in sorted(chosen, key=lambda c: c[0]):
         mid = p.metric_id
         if mid is None:
             continue
@@ -448,14 +473,15 @@ CATEGORY_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"\bstrange(ly)?\b", r"\bodd\b", r"\bextreme(ly)?\b", r"\bconcerning\b",
     )),
     ("Contextual Queries", (
-        r"\bon (the )?(days?|nights?|mornings?|evenings?) (when|with|where|that|after|before|following|i|my)\b",
+        r"\b(on|after|before|following) (the )?(days?|nights?|mornings?|evenings?|weeks?) "
+        r"(when|with|where|that|after|before|following|i|my|of)\b",
         r"\b(days?|nights?) (when|where|after) i\b",
         r"\bon (weekends?|weekdays?|workdays?|work days?|rest days?|training days?|holidays?|match days?|game days?)\b",
         r"\b(after|before) (i|a|an|my|exercising|drinking|working|training|workouts?|alcohol|caffeine"
         r"|late|long|intense|hard|heavy|bad|poor|good|busy|stressful|travel|traveling|travelling)\b",
         r"\bwhen(ever)? i (?!woke|wake|went to bed|go to bed|fell asleep|fall asleep|got up|get up)",
         r"\bduring (exercise|workouts?|work|travel|the weekends?|weekends|exams?|holidays?|training)\b",
-        r"\bfollowing (a|an|my|days?|nights?)\b", r"\bthe (day|night) (after|before)\b",
+        r"\bfollowing (a|an|my|days?|nights?)\b", r"\bthe (day|night) (after|before)\b(?! yesterday)",
     )),
     ("Actionable Advice", (
         r"\bhow (can|could|do|should|would|might) i\b", r"\b(what|which) (can|could|should) i\b",
@@ -482,7 +508,7 @@ CATEGORY_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"\b(go|goes|going|gone|went) (up|down)\b", r"\bincreas(e|es|ed|ing)\b", r"\bdecreas",
         r"\bdeclin", r"\b(rising|risen|dropping|dropped|dropping off)\b", r"\bchang(e|es|ed|ing)\b",
         r"\btrajector", r"\bevolv", r"\b(week by week|day by day|day to day|week over week|month over month)\b",
-        r"\bconsisten", r"\bfluctuat", r"\b(stable|steady|steadily)\b", r"\bgetting (better|worse)\b",
+        r"\bconsisten", r"\bfluctuat", r"\bvar(y|ies|ied|iation|iations|iability|iable)\b", r"\b(stable|steady|steadily)\b", r"\bgetting (better|worse)\b",
     )),
     ("Exploratory Analysis", (
         r"\binsight", r"\bhow (is|was|are|were|has|have) (my|i)\b", r"\bhow am i\b",
@@ -498,6 +524,7 @@ CATEGORY_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"\bwhat counts as\b",
         r"\b(is|are) my .* (okay|ok|normal|healthy|good|fine|safe|alright|bad|dangerous)\b",
         r"\bis (it|that|this) (normal|healthy|bad|good|okay|ok|dangerous)\b",
+        r"\b(is|are) (a|an) .*\b(okay|ok|normal|healthy|good|fine|safe|alright|bad|dangerous|too (low|high))\b",
     )),
     ("Data Retrieval", (
         r"\bhow (many|much|long|often|far)\b", r"\bwhat (was|were|is|are) my\b", r"\bwhat time\b",
@@ -510,13 +537,22 @@ CATEGORY_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
 _PERSONAL = re.compile(r"\b(my|i|me|mine|myself)\b")
 
 
-def classify(question: str) -> tuple[str, str]:
+#: Words of a matched metric phrase that stay visible to the classifier ("how long i slept").
+_KEEP_IN_MASK = frozenset("how much many long often far well did do i what when my".split())
+
+
+def classify(question: str, mask: Iterable[tuple[int, int]] = ()) -> tuple[str, str]:
     """``(category, cue)`` by :data:`CATEGORY_RULES` precedence on the normalised question.
 
-    A "what is/are ..." question that never mentions the asker ("my", "I", "me") is General
-    Knowledge unless a higher rule fired. No cue -> ``(DEFAULT_CATEGORY, "")``.
+    ``mask``: token spans of matched metric phrases; their words are hidden from the cues (so
+    "heart rate variability" or "breathing pattern" is not a trend cue), except question words
+    such as "how long" in "how long i slept". A "what is/are ..." question that never mentions the
+    asker ("my", "I", "me") is General Knowledge unless a higher rule fired.
+    No cue -> ``(DEFAULT_CATEGORY, "")``.
     """
-    text = normalise(question)
+    toks = tokens(question)
+    hidden = {k for i, j in mask for k in range(i, j) if toks[k] not in _KEEP_IN_MASK}
+    text = " ".join("_" if k in hidden else t for k, t in enumerate(toks))
     for category, patterns in CATEGORY_RULES:
         if category == "General Knowledge":
             m = re.search(r"\bwhat (is|are)\b", text)
@@ -544,7 +580,7 @@ def parse_offline(question: str, as_of: date, catalog: dict[str, Metric] | None 
     catalog = catalog if catalog is not None else load_catalog()
     hits = match_metrics(question, catalog)
     window, offset, window_phrase = parse_window(question, mask=[h["span"] for h in hits])
-    category, cue = classify(question)
+    category, _cue = classify(question, mask=[h["span"] for h in hits])
     matches = [{k: v for k, v in h.items() if k != "span"} for h in hits]
     return ParsedQuery(
         question=question,
