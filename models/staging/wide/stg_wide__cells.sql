@@ -1,0 +1,52 @@
+{#-
+  Every cell of the wide daily CSVs listed in var('wide_sources') (DESIGN.md §2), one row per
+  (source, row, metric column), empty cells included. Ephemeral: shared by stg_wide__daily_metrics
+  and stg_wide__unmapped_columns, not a table of its own.
+
+  var('wide_sources'): a list of {"dataset": "<name>", "path": "<csv path>"} (absolute, or relative to
+  the directory dbt runs in). Each CSV has a header row with `participant_id`, `date` (YYYY-MM-DD)
+  and one column per metric; wag_processed/README.md describes the two published ones. Every field is
+  read as text (all_varchar), the CSV dialect is fixed (comma, double-quote quoting, header row)
+  so that DuckDB's type sniffing never guesses dates or numbers.
+
+  Columns: dataset, source_row (1-based data-row number within the file), participant_id,
+  date_text, column_name (header exactly as written), raw_value (text, NULL for an empty field).
+-#}
+{{ config(materialized='ephemeral') }}
+{%- set sources = var('wide_sources', []) -%}
+{%- if sources | length == 0 %}
+select
+    cast(null as varchar) as dataset,
+    cast(null as bigint)  as source_row,
+    cast(null as varchar) as participant_id,
+    cast(null as varchar) as date_text,
+    cast(null as varchar) as column_name,
+    cast(null as varchar) as raw_value
+where false
+{%- else %}
+{%- for s in sources %}
+{%- if s.dataset is not defined or s.path is not defined %}
+{{ exceptions.raise_compiler_error("wide_sources entries need keys 'dataset' and 'path', got: " ~ s) }}
+{%- endif %}
+select
+    '{{ s.dataset | replace("'", "''") }}' as dataset,
+    source_row,
+    participant_id,
+    date_text,
+    column_name,
+    raw_value
+from (
+    select
+        row_number() over () as source_row,
+        participant_id,
+        "date" as date_text,
+        columns(* exclude (participant_id, "date"))
+    from read_csv(
+        '{{ s.path | replace("'", "''") }}',
+        header = true, all_varchar = true, delim = ',', quote = '"', escape = '"'
+    )
+)
+unpivot include nulls (raw_value for column_name in (columns(* exclude (source_row, participant_id, date_text))))
+{% if not loop.last %}union all{% endif %}
+{%- endfor %}
+{%- endif %}
