@@ -170,3 +170,14 @@ order by primary_node, rank
 {%- endset -%}
 {{ return(sql) }}
 {%- endmacro %}
+
+
+{% macro wag_install_retrieve() -%}
+  {#- `dbt run-operation wag_install_retrieve`: (re)create wag_retrieve over the existing
+      edge_weights and metric_values tables of the target schema (the post-hook of edge_weights
+      does the same on every build). -#}
+  {%- set ew = api.Relation.create(database=target.database, schema=target.schema, identifier='edge_weights') -%}
+  {%- set mv = api.Relation.create(database=target.database, schema=target.schema, identifier='metric_values') -%}
+  {%- do run_query(create_wag_retrieve(ew, mv)) -%}
+  {{ log("created " ~ target.schema ~ ".wag_retrieve", info=true) }}
+{%- endmacro %}
