@@ -106,7 +106,7 @@ _CONTRACTIONS = (
     (r"\bcan't\b", "cannot"),
     (r"\bwon't\b", "will not"),
     (r"n't\b", " not"),
-    (r"\b(what|how|it|that|there|who|where|when|here|what)'s\b", r"\1 is"),
+    (r"\b(what|how|it|that|there|who|where|when|here)'s\b", r"\1 is"),
     (r"'m\b", " am"),
     (r"'ve\b", " have"),
     (r"'re\b", " are"),
@@ -321,7 +321,9 @@ def match_metrics(question: str, catalog: dict[str, Metric]) -> list[dict]:
     Selection: longest span first (letters covered), exact before fuzzy, higher score, earlier;
     spans may not overlap, so "deep sleep" beats "sleep" and "resting heart rate" beats
     "heart rate". A metric without data matched through "<x> <generic head>" ("activity level") is
-    replaced by the data-bearing metric named "<x>" (``how = "generic-head"``). Phrases of
+    replaced by the data-bearing metric named "<x>" (``how = "generic-head"``). A bare modifier
+    coordinated with a matched phrase takes its head ("deep and REM sleep" -> deep sleep too,
+    ``how = "coordination"``). Phrases of
     :data:`NON_METRIC_PHRASES` consume their words and yield nothing. Result in order of
     appearance, one entry per metric.
     """
@@ -337,6 +339,21 @@ def match_metrics(question: str, catalog: dict[str, Metric]) -> list[dict]:
             p = idx.exact.get(key) or idx.compact.get("".join(key))
             if p is not None:
                 cands.append((i, j, 1, 100.0, p, "exact"))
+    # elliptical coordination: "deep and REM sleep", "light, deep and REM sleep" -> each modifier
+    # before "and"/"or" takes the head of the phrase that follows ("deep sleep", "light sleep")
+    for i, j, _e, _s, p, _h in list(cands):
+        if j - i < 2 or p.metric_id is None:
+            continue
+        tail, k, seen_conj = p.key[1:], i - 1, False
+        while k >= 0:
+            if lem[k] in ("and", "or"):
+                seen_conj, k = True, k - 1
+                continue
+            q = idx.exact.get((lem[k],) + tail)
+            if not seen_conj or q is None or q.metric_id is None:
+                break
+            cands.append((k, k + 1, 1, 100.0, q, "coordination"))
+            k -= 1
     exact_spans = {(c[0], c[1]) for c in cands}
     for i in range(n):
         for j in range(i + 1, min(n, i + 4) + 1):
@@ -454,10 +471,21 @@ def parse_window(question: str, mask: Iterable[tuple[int, int]] = ()) -> tuple[i
 
 _NOT_PANAS = r"(?<!positive )(?<!negative )"
 
-#: Precedence order: the first category with a matching cue wins; no cue -> Data Retrieval.
-#: Rationale: structural cues (two metrics related, a condition, an outlier) are more specific than
-#: the question's opening words; "what is ..." about a concept (no "my"/"I") is General Knowledge
-#: only when nothing more specific applies; plain look-ups are the default.
+#: Precedence order (first category with a matching cue wins; no cue -> Data Retrieval):
+#:   1 Metric Relationships (correlate, relationship, relate, link, affect, impact, influence)
+#:   2 Anomaly Detection    (unusual, abnormal, anomal-, spike, outlier, sudden)
+#:   3 Contextual Queries   (on days when/with, after I/a/my..., when I..., on weekends, during...)
+#:   4 Actionable Advice    (how can/should I, should I, tips, advice, ways to, improve/reduce my)
+#:   5 Exploratory Analysis (why, do you think, what is going on)
+#:   6 Comparative Insight  (compare, vs, than last/usual, improved, guidelines)
+#:   7 Trend Analysis       (trend, over time, pattern, go up/down, increase, change, vary)
+#:   8 Exploratory Analysis (insights, how is/was my..., tell me about, stands out)
+#:   9 General Knowledge    (what does ... mean, normal/optimal range, "is my X okay", and any
+#:                           "what is/are" question that never mentions the asker)
+#:  10 Data Retrieval       (how many/much/long, what was my, average, total, did I ...)
+#: Rationale: cues naming a structure (two metrics related, an outlier, a condition) are more
+#: specific than the opening words; open "why" questions outrank comparisons/trends they mention;
+#: plain look-ups are the default. Words inside matched metric phrases are hidden from the cues.
 CATEGORY_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Metric Relationships", (
         r"\bcorrelat", r"\brelationship", r"\brelat(e|es|ed|ing)\b", r"\blink(s|ed|age)?\b",
@@ -508,7 +536,8 @@ CATEGORY_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"\b(go|goes|going|gone|went) (up|down)\b", r"\bincreas(e|es|ed|ing)\b", r"\bdecreas",
         r"\bdeclin", r"\b(rising|risen|dropping|dropped|dropping off)\b", r"\bchang(e|es|ed|ing)\b",
         r"\btrajector", r"\bevolv", r"\b(week by week|day by day|day to day|week over week|month over month)\b",
-        r"\bconsisten", r"\bfluctuat", r"\bvar(y|ies|ied|iation|iations|iability|iable)\b", r"\b(stable|steady|steadily)\b", r"\bgetting (better|worse)\b",
+        r"\bconsisten", r"\bfluctuat", r"\bvar(y|ies|ied|iation|iations|iability|iable)\b",
+        r"\b(stable|steady|steadily)\b", r"\bgetting (better|worse)\b",
     )),
     ("Exploratory Analysis", (
         r"\binsight", r"\bhow (is|was|are|were|has|have) (my|i)\b", r"\bhow am i\b",
@@ -597,16 +626,15 @@ def parse_offline(question: str, as_of: date, catalog: dict[str, Metric] | None 
 
 # --------------------------------------------------------------------------- model parse
 
-#: JSON Schema of the model's reply (validated again by :func:`_validate_reply`).
+#: JSON Schema of the model's reply (the same as :func:`wag_cli.prompts.parse_schema`; the reply is
+#: validated again by :func:`_validate_reply`, which also drops unknown ids and clamps openness).
 PARSE_SCHEMA: dict = {
     "type": "object",
     "properties": {
-        "metrics": {"type": "array", "items": {"type": "string"}, "maxItems": 6,
-                    "description": "catalog metric ids the question is about, in order of mention"},
-        "window_days": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "string", "enum": ["all"]}],
-                        "description": "days of data to look at, or 'all' for the whole history"},
-        "ref_offset": {"type": "integer", "maximum": 0,
-                       "description": "reference day relative to today: 0, or -1 for yesterday"},
+        "metrics": {"type": "array", "items": {"type": "string"}, "maxItems": 6},
+        "window_days": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 36500},
+                                  {"type": "string", "enum": ["all"]}]},
+        "ref_offset": {"type": "integer", "minimum": -36500, "maximum": 0},
         "category": {"type": "string", "enum": list(CATEGORY_OPENNESS)},
         "openness": {"type": "number", "minimum": 0, "maximum": 1},
     },
@@ -614,23 +642,28 @@ PARSE_SCHEMA: dict = {
     "additionalProperties": False,
 }
 
+_MAX_DAYS = 36500
+
+# Used only if wag_cli.prompts (the shared prompt texts) is unavailable.
 _SYSTEM = (
     "You are QueryParse, the question parser of a personal wearable-health assistant. You map a "
     "user's question to catalog metric ids, a time window, a reference day and a question category."
 )
-
 _INSTRUCTION = (
-    "Parse data.question. Rules:\n"
-    "- metrics: ids from data.catalog only (match names and aliases; generic words like 'sleep', "
-    "'activity', 'stress', 'tired' mean the concept's main metric as listed in its aliases); "
-    "[] if none applies.\n"
-    "- window_days: 'this/past/last week' = 7, 'this/past/last month' = 30, 'today' = 1, "
-    "'yesterday' = 1 with ref_offset -1, 'fortnight'/'two weeks' = 14, 'past N days/weeks/months' = "
-    "N, 7N, 30N; 'overall', 'ever', 'all time', 'since I started', 'in general' = 'all'; 7 when no period is named.\n"
-    "- ref_offset: 0 unless the question is about an earlier day (-1 = yesterday).\n"
-    "- category: one of data.categories; openness: a number inside that category's range "
-    "(data.categories gives [low, high])."
+    "Parse data.question. metrics: ids from data.catalog only (match names and aliases), [] if none. "
+    "window_days: 'this/past/last week' = 7, 'this/past/last month' = 30, 'today' = 1, 'yesterday' = 1 "
+    "with ref_offset -1, 'fortnight'/'two weeks' = 14, 'past N days/weeks/months' = N, 7N, 30N; "
+    "'overall', 'ever', 'since I started' = 'all'; 7 when no period is named. ref_offset: 0 unless the "
+    "question is about an earlier day. category: one of data.categories; openness: inside its range."
 )
+
+
+def _prompt() -> tuple[str, str]:
+    try:
+        from .prompts import parse_prompt
+    except ImportError:  # pragma: no cover - prompt module absent
+        return _SYSTEM, _INSTRUCTION
+    return parse_prompt()
 
 
 def _catalog_data(catalog: dict[str, Metric]) -> list[dict]:
@@ -657,14 +690,15 @@ def _validate_reply(reply: Any, catalog: dict[str, Metric]) -> tuple[dict, list[
     w = reply.get("window_days")
     if isinstance(w, str) and w.strip().lower() == "all":
         window = None
-    elif isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and w == int(w) and w >= 1:
+    elif isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and w == int(w) \
+            and 1 <= w <= _MAX_DAYS:
         window = int(w)
     else:
         raise ValueError(f"window_days {w!r} is neither a positive integer nor 'all'")
     off = reply.get("ref_offset", 0)
     if isinstance(off, bool) or not isinstance(off, (int, float)) or not math.isfinite(off) or off != int(off) \
-            or not -366 <= off <= 0:
-        raise ValueError(f"ref_offset {off!r} is not an integer in [-366, 0]")
+            or not -_MAX_DAYS <= off <= 0:
+        raise ValueError(f"ref_offset {off!r} is not an integer in [-{_MAX_DAYS}, 0]")
     category = reply.get("category")
     if category not in CATEGORY_OPENNESS:
         raise ValueError(f"category {category!r} is unknown")
@@ -697,7 +731,8 @@ def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, 
         "categories": {k: list(v) for k, v in CATEGORY_OPENNESS.items()},
     }
     try:
-        reply = client.chat_json(_SYSTEM, _INSTRUCTION, data, PARSE_SCHEMA, "query_parse")
+        system, instruction = _prompt()
+        reply = client.chat_json(system, instruction, data, PARSE_SCHEMA, "query_parse")
         fields, dropped = _validate_reply(reply, catalog)
     except Exception as exc:  # noqa: BLE001 - any model failure falls back to the offline parse
         parsed = parse_offline(question, as_of, catalog)
