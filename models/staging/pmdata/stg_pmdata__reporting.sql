@@ -71,16 +71,16 @@ srpe_parts as (
         cast(ended_at as timestamp) as part_time,
         'training: ' || concat_ws(' ',
             nullif(activities, ''),
-            cast(duration_min as varchar) || ' min',
-            'RPE ' || cast(rpe as varchar)
+            duration_min || ' min',
+            'RPE ' || rpe
         ) as part
     from (
         select distinct
             regexp_extract(replace(filename, '\', '/'), '/([^/]+)/pmsys/[^/]+$', 1) as pid,
             try_cast(trim(end_date_time) as timestamptz) as ended_at,
             trim(regexp_replace(coalesce(activity_names, ''), '[\[\]{}''"]', '', 'g')) as activities,
-            try_cast(trim(perceived_exertion) as bigint) as rpe,
-            try_cast(trim(duration_min) as bigint) as duration_min
+            nullif(trim(perceived_exertion), '') as rpe,
+            nullif(trim(duration_min), '') as duration_min
         from {{ wag_read_csv(srpe_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
     ) as s
     where pid <> '' and ended_at is not null
