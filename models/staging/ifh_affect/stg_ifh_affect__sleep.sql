@@ -24,8 +24,9 @@
       end_delta in [0, 86400) -> start = end_delta - duration; otherwise start_delta is kept and
       end = start_delta + duration (must then be in [0, 86400)); if neither holds, no bedtime rows.
       Stage and duration columns are consistent on those rows and are kept.
-    * hr_average (mean sleeping HR) is emitted but not mapped to `heart_rate` in the seed: the other
-      datasets' heart_rate is a whole-day mean; see the seed note.
+    * hr_average is the mean of the night's non-zero 5-min HR, i.e. the daily mean of heart_rate.csv
+      (FORMATS.md §4.2, §4.4); the seed maps it to `heart_rate` with a note that it is sleep-only (lower
+      than the whole-day mean other datasets give), so heart_rate.csv itself need not be read.
 -#}
 {%- set sleep_glob = 'ifh_affect/par_*/oura/sleep.csv' -%}
 
