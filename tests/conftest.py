@@ -36,6 +36,9 @@ def run_dbt(args: list[str], *, db: Path, data_dir: Path, target: Path, extra_va
             cli += ["--vars", extra_vars]
         return dbtRunner().invoke(cli)
     finally:
+        from wag_cli.build import release_dbt_duckdb
+
+        release_dbt_duckdb()
         os.chdir(cwd)
         for k, v in saved.items():
             if v is None:

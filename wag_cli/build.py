@@ -77,6 +77,7 @@ def run_build(
         os.chdir(project)
         res = dbtRunner(callbacks=[callback]).invoke(args)
     finally:
+        release_dbt_duckdb()
         os.chdir(cwd)
         for k, v in env_saved.items():
             if v is None:
@@ -94,6 +95,25 @@ def run_build(
         if status in ("error", "fail"):
             out.failures.append((r.node.name, _one_line(r.message or "")))
     return out
+
+
+def release_dbt_duckdb() -> None:
+    """Close the DuckDB database dbt-duckdb keeps open in this process after an in-process run.
+
+    dbt-duckdb holds one database instance per process (``DuckDBConnectionManager._ENV``); until it
+    is closed, opening the same file read-only from this process fails ("different configuration").
+    """
+    try:
+        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+    except ImportError:  # pragma: no cover - adapter not installed
+        return
+    env = DuckDBConnectionManager._ENV
+    if env is not None:
+        try:
+            env.close()
+        except Exception:  # closing twice or a half-open env: nothing left to release
+            pass
+    DuckDBConnectionManager.close_all_connections()
 
 
 def _one_line(message: str) -> str:
