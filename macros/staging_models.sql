@@ -4,6 +4,7 @@
       A new native source adds its model names here and its rows to a raw_field_map seed. -#}
   {{ return([
       'stg_globem__calls',
+      'stg_globem__ema',
       'stg_globem__location',
       'stg_globem__screen',
       'stg_globem__sleep',
