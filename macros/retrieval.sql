@@ -22,6 +22,9 @@
   Selection (§8): B = floor(eta kappa); k_p = ceil(B / |V_p|) (0 if B = 0); per primary x, rank C(x)
   minus primary nodes by w_final desc, node id asc; keep the top k_p.
 
+  Tables are referenced by bare name, resolved in the macro's own schema at call time, so the macro
+  keeps working when the DuckDB file is renamed or attached under another name.
+
   Returns one row per primary node (role 'primary', rank 0) and per selected neighbour
   (role 'neighbour'), with every weight, the window statistics and the reason it was chosen.
 -#}
@@ -47,13 +50,13 @@ settings as (
 ),
 candidates as (
     select w.*
-    from {{ edge_weights_relation }} as w
+    from {{ edge_weights_relation.identifier }} as w
     where w.subject_id = subject
       and w.node_x in (select node_id from primaries)
 ),
 history as (
     select v.metric_id, v.day, v.value
-    from {{ metric_values_relation }} as v
+    from {{ metric_values_relation.identifier }} as v
     where v.subject_id = subject
       and v.value is not null
       and v.day <= ref_day
