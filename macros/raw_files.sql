@@ -32,11 +32,37 @@
 {%- endmacro %}
 
 
-{% macro wag_read_csv(relative_glob, options='') -%}
+{% macro wag_read_csv(relative_glob, options='', required=none) -%}
   {#- A table expression reading every CSV matching `relative_glob` under data_dir.
       `options` is extra reader options (DuckDB read_csv named parameters). The file name is
-      exposed as column `filename` so models can derive the participant from the path. -#}
+      exposed as column `filename` so models can derive the participant from the path.
+      `required`: column names every matching file must have; a file that lacks one stops the
+      build with an error naming the file, the missing columns and the fix (a CSV read with
+      union_by_name would otherwise fill the gap with NULLs silently). -#}
+  {%- if required -%}{%- do wag_require_csv_columns(relative_glob, required, options) -%}{%- endif -%}
   {{ return(adapter.dispatch('wag_read_csv', 'wag')(relative_glob, options)) }}
+{%- endmacro %}
+
+{% macro wag_require_csv_columns(relative_glob, required, options='') -%}
+  {#- Raise a compiler error naming the first file under data_dir (matching the glob) whose header
+      lacks any of `required` (compared case-sensitively, surrounding spaces ignored). -#}
+  {%- if not execute -%}{{ return(none) }}{%- endif -%}
+  {%- set files = run_query("select file from glob('" ~ wag_data_path(relative_glob) ~ "') order by file") -%}
+  {%- for file in files.columns[0].values() -%}
+    {%- set opts = options | replace('union_by_name = true', 'union_by_name = false') -%}
+    {%- set header_sql -%}
+      select column_name from (describe select * from read_csv('{{ file }}', header = true{% if opts %}, {{ opts }}{% endif %}))
+    {%- endset -%}
+    {%- set header = run_query(header_sql).columns[0].values() | map('trim') | list -%}
+    {%- set missing = [] -%}
+    {%- for col in required if col not in header -%}{%- do missing.append(col) -%}{%- endfor -%}
+    {%- if missing -%}
+      {{ exceptions.raise_compiler_error(
+           file ~ ": missing column(s) " ~ missing | join(', ') ~ " (line 1 is the header; it has "
+           ~ header | length ~ " columns: " ~ (header[:12] | join(', ')) ~ (', ...' if header | length > 12 else '')
+           ~ "). Restore the column from the original download, or move the file out of the data folder.") }}
+    {%- endif -%}
+  {%- endfor -%}
 {%- endmacro %}
 
 {% macro duckdb__wag_read_csv(relative_glob, options='') -%}

@@ -29,10 +29,21 @@ class Answer:
     note: str | None = None
 
 
+def is_clock_unit(unit: str) -> bool:
+    """Bedtime metrics are minutes relative to local midnight of the wake-up day (catalog unit)."""
+    return unit.startswith("minutes from")
+
+
 def fmt(value: float | None, unit: str = "") -> str:
-    """Human formatting of a catalog value: 1 decimal below 100, none above; unit appended."""
+    """Human formatting of a catalog value: 1 decimal below 100, none above; unit appended.
+
+    Clock-time metrics (minutes from midnight of the wake-up day) print as HH:MM, e.g. -30 -> 23:30.
+    """
     if value is None:
         return "n/a"
+    if is_clock_unit(unit):
+        m = int(round(value)) % 1440
+        return f"{m // 60:02d}:{m % 60:02d}"
     text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:.1f}"
     if unit and unit not in ("score", "text", "count", "steps"):
         return f"{text} {unit}"
@@ -87,7 +98,8 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3) -> list[s
             f"with data (range {fmt(d.window_min, node.unit)} to {fmt(d.window_max, node.unit)})."
         )
     if d.usual_mean is not None and d.n_history_days >= 2:
-        sd = f" ± {fmt(d.usual_sd, node.unit)}" if d.usual_sd else ""
+        sd_unit = "min" if is_clock_unit(node.unit) else node.unit
+        sd = f" ± {fmt(d.usual_sd, sd_unit)}" if d.usual_sd else ""
         cmp_ = compare_to_usual(node)
         out.append(f"Your usual level is {fmt(d.usual_mean, node.unit)}{sd} ({d.n_history_days} days); "
                    f"this window is {cmp_}.")

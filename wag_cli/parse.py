@@ -712,6 +712,37 @@ def _validate_reply(reply: Any, catalog: dict[str, Metric]) -> tuple[dict, list[
             "openness": openness}, dropped
 
 
+def _resolve_names(reply: Any, catalog: dict[str, Metric], client) -> dict[str, dict]:
+    """Map metric names the model returned that are not catalog ids onto nodes (DESIGN.md §8 step 1):
+    an exact id/name/alias match first, else embedding cosine >= delta when the client has
+    embeddings. Rewrites ``reply["metrics"]`` in place; returns ``{metric_id: match record}``."""
+    from .match import EMBED_DELTA, embedding_matches, lexical_match
+
+    if not isinstance(reply, dict) or not isinstance(reply.get("metrics"), list):
+        return {}
+    names = [m for m in reply["metrics"] if isinstance(m, str) and m.strip() not in catalog]
+    if not names:
+        return {}
+    found: dict[str, dict] = {}
+    rest = []
+    for name in names:
+        mid = lexical_match(name, catalog)
+        if mid:
+            found[name] = {"phrase": name, "metric_id": mid, "score": 1.0, "how": "model+alias"}
+        else:
+            rest.append(name)
+    if rest and hasattr(client, "embed"):
+        try:
+            for name, (mid, cos) in embedding_matches(rest, catalog, client).items():
+                found[name] = {"phrase": name, "metric_id": mid, "score": round(cos, 4),
+                               "how": f"model+embedding (cosine >= {EMBED_DELTA})"}
+        except Exception:  # noqa: BLE001 - embeddings are optional: unmatched names are dropped
+            pass
+    reply["metrics"] = [found[m]["metric_id"] if isinstance(m, str) and m in found else m
+                        for m in reply["metrics"]]
+    return {rec["metric_id"]: rec for rec in found.values()}
+
+
 def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, client=None) -> ParsedQuery:
     """QueryParse: the model when ``client`` is given (one ``chat_json`` call), else offline.
 
@@ -733,6 +764,7 @@ def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, 
     try:
         system, instruction = _prompt()
         reply = client.chat_json(system, instruction, data, PARSE_SCHEMA, "query_parse")
+        resolved = _resolve_names(reply, catalog, client)
         fields, dropped = _validate_reply(reply, catalog)
     except Exception as exc:  # noqa: BLE001 - any model failure falls back to the offline parse
         parsed = parse_offline(question, as_of, catalog)
@@ -747,7 +779,8 @@ def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, 
         ref_offset=fields["ref_offset"],
         openness=fields["openness"],
         category=fields["category"],
-        matches=[{"phrase": None, "metric_id": m, "score": None, "how": "model"} for m in fields["metrics"]],
+        matches=[resolved.get(m, {"phrase": None, "metric_id": m, "score": None, "how": "model"})
+                 for m in fields["metrics"]],
         source="model",
         dropped_metrics=dropped,
     )

@@ -34,7 +34,9 @@
 
 with raw as (
     select *
-    from {{ wag_read_csv(sleep_glob, "all_varchar = true, delim = ',', quote = '\"'") }}
+    from {{ wag_read_csv(sleep_glob, "all_varchar = true, delim = ',', quote = '\"'",
+                          required=['date', 'duration', 'total', 'awake', 'light', 'rem', 'deep', 'efficiency',
+                                    'bedtime_start_midnight_delta', 'bedtime_end_midnight_delta']) }}
 ),
 
 typed as (

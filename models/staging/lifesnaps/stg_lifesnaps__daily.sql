@@ -32,7 +32,8 @@
 
 with raw as (
     select *
-    from {{ wag_read_csv(daily_csv, "all_varchar = true, delim = ',', quote = '\"'") }}
+    from {{ wag_read_csv(daily_csv, "all_varchar = true, delim = ',', quote = '\"'",
+                          required=['id', 'date', 'sleep_duration', 'steps', 'calories', 'sedentary_minutes']) }}
 ),
 
 typed as (

@@ -39,7 +39,8 @@ reporting_raw as (
         nullif(trim(weight), '') as weight,
         nullif(trim(glasses_of_fluid), '') as fluid,
         nullif(trim(alcohol_consumed), '') as alcohol
-    from {{ wag_read_csv(reporting_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
+    from {{ wag_read_csv(reporting_glob, "all_varchar = true, union_by_name = true, delim = ','",
+                          required=['date', 'timestamp', 'meals', 'weight', 'glasses_of_fluid', 'alcohol_consumed']) }}
 ),
 
 reporting_parts as (

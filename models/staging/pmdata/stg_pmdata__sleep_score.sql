@@ -21,7 +21,8 @@ with raw as (
         try_strptime(substr(trim("timestamp"), 1, 19), '%Y-%m-%dT%H:%M:%S') as end_local,
         trim(sleep_log_entry_id) as log_id,
         try_cast(overall_score as double) as overall_score
-    from {{ wag_read_csv(score_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
+    from {{ wag_read_csv(score_glob, "all_varchar = true, union_by_name = true, delim = ','",
+                          required=['timestamp', 'sleep_log_entry_id', 'overall_score']) }}
 ),
 
 per_log as (

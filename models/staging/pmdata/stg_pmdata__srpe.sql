@@ -22,7 +22,8 @@ with raw as (
         trim(activity_names) as activity_names,
         try_cast(trim(perceived_exertion) as double) as rpe,
         try_cast(trim(duration_min) as double) as duration_min
-    from {{ wag_read_csv(srpe_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
+    from {{ wag_read_csv(srpe_glob, "all_varchar = true, union_by_name = true, delim = ','",
+                          required=['end_date_time', 'activity_names', 'perceived_exertion', 'duration_min']) }}
 ),
 
 sessions as (

@@ -32,7 +32,8 @@ with raw as (
         try_cast(stress as double) as stress,
         try_cast(mood as double) as mood,
         try_cast(readiness as double) as readiness
-    from {{ wag_read_csv(wellness_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
+    from {{ wag_read_csv(wellness_glob, "all_varchar = true, union_by_name = true, delim = ','",
+                          required=['effective_time_frame', 'fatigue', 'mood', 'readiness', 'stress']) }}
 ),
 
 localised as (
