@@ -83,7 +83,7 @@ def test_ask_human_output_shows_answer_and_subgraph(wh):
 @pytest.mark.parametrize(
     "args, needle",
     [
-        (["ask", "What is the weather like on Mars?", "--subject", "pmdata:p01"], "names no metric"),
+        (["ask", "What is the capital of France?", "--subject", "pmdata:p01"], "names no metric"),
         (["ask", "How did I sleep?", "--subject", "pmdata:p99"], "unknown subject"),
         (["ask", "How did I sleep?", "--subject", "pmdata:p01", "--as-of", "2021-06-01"], "outside"),
         (["ask", "   ", "--subject", "pmdata:p01"], "empty"),
