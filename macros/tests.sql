@@ -39,3 +39,34 @@ where m.{{ column_name }} is not null
 select * from {{ model }}
 where {{ column_name }} is not null and (isnan({{ column_name }}) or isinf({{ column_name }}))
 {% endtest %}
+
+
+{% test staging_contract(model, dataset) %}
+{#- One test for the whole staging contract (DESIGN.md §2), so each staging model costs one test
+    node instead of a dozen: fails with one row per violation and its reason.
+      * dataset = the given name; subject_id starts with '<dataset>:'; day and raw_field not NULL
+      * a row carries a value or a value_text (missing = no row), and value is finite
+      * one row per (subject_id, day, raw_field) -#}
+with checks as (
+    select
+        subject_id, day, raw_field,
+        case
+            when dataset is distinct from '{{ dataset }}' then 'dataset is not {{ dataset }}'
+            when subject_id is null or not starts_with(subject_id, '{{ dataset }}:') then 'subject_id not {{ dataset }}:<id>'
+            when day is null then 'day is NULL'
+            when raw_field is null then 'raw_field is NULL'
+            when value is null and value_text is null then 'neither value nor value_text'
+            when value is not null and (isnan(value) or isinf(value)) then 'value not finite'
+        end as problem
+    from {{ model }}
+),
+duplicates as (
+    select subject_id, day, raw_field, 'duplicate (subject_id, day, raw_field) x' || count(*) as problem
+    from {{ model }}
+    group by subject_id, day, raw_field
+    having count(*) > 1
+)
+select * from checks where problem is not null
+union all
+select * from duplicates
+{% endtest %}
