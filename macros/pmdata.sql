@@ -1,0 +1,68 @@
+{% macro pmdata_minutes_to_daily(minute_glob, raw_field) -%}
+{#-
+  PMData per-minute Fitbit series (steps.json, distance.json) -> one staging row per subject and local
+  day with the day's sum (DESIGN.md §2; FORMATS.md §1.2, §0.5, §0.6). Shared by stg_pmdata__steps and
+  stg_pmdata__distance, whose headers document the rules:
+  * repeated timestamps collapse to one minute (their maximum) before summing;
+  * a day without minute rows has no row;
+  * a day summing to 0 with no heart-rate-zone minutes that day is a no-wear day -> no row.
+-#}
+{%- set hr_glob = 'pmdata/*/fitbit/time_in_heart_rate_zones.json' -%}
+{%- if wag_files_exist(minute_glob) %}
+with raw as (
+    select
+        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        try_strptime(replace(substr(trim(dateTime), 1, 19), 'T', ' '), '%Y-%m-%d %H:%M:%S') as minute_ts,
+        try_cast(value as double) as amount
+    from {{ wag_read_json(minute_glob, "columns = {dateTime: 'VARCHAR', value: 'VARCHAR'}") }}
+),
+
+minutes as (
+    select pid, minute_ts, max(amount) as amount
+    from raw
+    where pid <> '' and minute_ts is not null and amount is not null
+    group by pid, minute_ts
+),
+
+per_day as (
+    select pid, cast(minute_ts as date) as day, sum(amount) as value
+    from minutes
+    group by pid, cast(minute_ts as date)
+),
+
+hr_days as (
+{%- if wag_files_exist(hr_glob) %}
+    select pid, day
+    from (
+        select
+            regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+            cast(try_strptime(substr(trim(dateTime), 1, 10), '%Y-%m-%d') as date) as day,
+            list_sum(list_transform(
+                json_extract("value", '$.valuesInZones.*'),
+                lambda x: try_cast(cast(x as varchar) as double)
+            )) as hr_minutes
+        from {{ wag_read_json(hr_glob, "columns = {dateTime: 'VARCHAR', value: 'JSON'}") }}
+    ) as zones
+    where day is not null
+    group by pid, day
+    having max(hr_minutes) > 0
+{%- else %}
+    select cast(null as varchar) as pid, cast(null as date) as day where false
+{%- endif %}
+)
+
+select
+    cast('pmdata' as varchar) as dataset,
+    cast('pmdata:' || d.pid as varchar) as subject_id,
+    cast(d.day as date) as day,
+    cast('{{ raw_field }}' as varchar) as raw_field,
+    cast(d.value as double) as value,
+    cast(null as varchar) as value_text
+from per_day as d
+left join hr_days as h
+    on h.pid = d.pid and h.day = d.day
+where d.value > 0 or h.pid is not null
+{%- else %}
+{{ wag_empty_raw() }}
+{%- endif %}
+{%- endmacro %}
