@@ -13,11 +13,22 @@ from pathlib import Path
 
 
 def project_dir() -> Path:
-    """The dbt project directory: ``WAG_PROJECT_DIR`` if set, else the repository root."""
+    """The dbt project directory: ``WAG_PROJECT_DIR`` if set, else the repository root of this
+    package (an editable install, ``pip install -e .``), else the current directory.
+
+    Raises :class:`~wag_cli.errors.WagError` when none of them holds a ``dbt_project.yml``.
+    """
     env = os.environ.get("WAG_PROJECT_DIR")
-    if env:
-        return Path(env).resolve()
-    return Path(__file__).resolve().parent.parent
+    candidates = [Path(env)] if env else [Path(__file__).resolve().parent.parent, Path.cwd()]
+    for c in candidates:
+        if (c / "dbt_project.yml").is_file():
+            return c.resolve()
+    from .errors import WagError
+
+    raise WagError(
+        "cannot find the dbt project (dbt_project.yml): install from a clone with `pip install -e .`, "
+        "run from the repository root, or set WAG_PROJECT_DIR"
+    )
 
 
 def db_path() -> Path:
