@@ -119,9 +119,11 @@ def answer_question(
                 "the question names no metric this warehouse knows; name one, e.g. 'deep sleep', "
                 "'resting heart rate', 'steps' or 'stress' (`wag sql \"select metric_id, name from nodes\"` lists them)"
             )
-        if parsed.reference_day < first:
-            raise UsageError(f"{parsed.reference_day.isoformat()} is before {subject_id}'s first day with data "
-                             f"({first.isoformat()})")
+        if not (first <= parsed.reference_day <= last):
+            raise UsageError(
+                f"the question asks about {parsed.reference_day.isoformat()}, outside {subject_id}'s data "
+                f"({first.isoformat()} .. {last.isoformat()}); ask about a day inside that range"
+            )
         sg = retrieve(
             con,
             subject_id=subject_id,

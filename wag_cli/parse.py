@@ -28,6 +28,7 @@ from typing import Any, Iterable
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
+from .dates import explicit_period
 from .catalog import Metric, load_catalog
 
 # --------------------------------------------------------------------------- categories (§10)
@@ -609,6 +610,10 @@ def parse_offline(question: str, as_of: date, catalog: dict[str, Metric] | None 
     catalog = catalog if catalog is not None else load_catalog()
     hits = match_metrics(question, catalog)
     window, offset, window_phrase = parse_window(question, mask=[h["span"] for h in hits])
+    explicit = explicit_period(question, as_of)
+    if explicit is not None:  # an absolute date or 'N weeks ago' names the period itself
+        window, ref_day, window_phrase = explicit
+        offset = (ref_day - as_of).days
     category, _cue = classify(question, mask=[h["span"] for h in hits])
     matches = [{k: v for k, v in h.items() if k != "span"} for h in hits]
     return ParsedQuery(
