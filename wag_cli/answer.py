@@ -11,6 +11,7 @@ through :class:`wag_cli.llm.LLMClient` (temperature 0.1, timeouts, retries, cach
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .retrieve import Node, Subgraph
@@ -27,6 +28,13 @@ class Answer:
     text: str
     source: str
     note: str | None = None
+
+
+def _lc(name: str) -> str:
+    """Lower-case a name for use mid-sentence, keeping acronyms ("HRV RMSSD", "VO2 Max")."""
+    words = name.split()
+    return " ".join(w if (len(w) > 1 and w[1].isupper()) or any(ch.isdigit() for ch in w) else w.lower()
+                    for w in words)
 
 
 def is_clock_unit(unit: str) -> bool:
@@ -73,22 +81,30 @@ def compare_to_usual(node: Node) -> str | None:
     return f"{'above' if dev > 0 else 'below'} your usual level ({dev:+.1f} SD)"
 
 
+def measurement_note(node: Node) -> str | None:
+    """The instrument/scale note of the subject's dataset, without source-document references."""
+    if not node.measurement:
+        return None
+    text = re.sub(r"\s*\((?:FORMATS|DESIGN)[^)]*\)", "", node.measurement)
+    return " ".join(text.split())
+
+
 def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3) -> list[str]:
     """Sentences about a node's data in the window (numbers from the warehouse, nothing invented)."""
     d = node.data
     if node.data_kind == "text" or (d.n_window_days and d.window_mean is None):
         texts = [f"{r['day']}: {r['value_text']}" for r in d.daily if r.get("value_text")]
         if not texts:
-            return [f"No {node.name.lower()} entries in {window_phrase(sg)}."]
+            return [f"No {_lc(node.name)} entries in {window_phrase(sg)}."]
         shown = "; ".join(str(t) for t in texts[-5:])
-        return [f"{len(texts)} {node.name.lower()} entr{'y' if len(texts) == 1 else 'ies'} in {window_phrase(sg)}: {shown}."]
+        return [f"{len(texts)} {_lc(node.name)} entr{'y' if len(texts) == 1 else 'ies'} in {window_phrase(sg)}: {shown}."]
     if d.n_window_days == 0:
         if d.n_history_days == 0:
-            return [f"There is no {node.name.lower()} data for you up to {sg.reference_day.isoformat()}."]
-        return [f"No {node.name.lower()} data in {window_phrase(sg)} "
+            return [f"There is no {_lc(node.name)} data for you up to {sg.reference_day.isoformat()}."]
+        return [f"No {_lc(node.name)} data in {window_phrase(sg)} "
                 f"(your usual level from {d.n_history_days} earlier days: {fmt(d.usual_mean, node.unit)})."]
     out = []
-    days_word = "day" if d.n_window_days == 1 else "days"
+    days_word = "day" if (sg.window_days or d.n_window_days) == 1 else "days"
     span = "" if sg.window_days is None else f" of {sg.window_days}"
     if d.n_window_days == 1:
         out.append(f"{node.name}: {fmt(d.window_mean, node.unit)} ({d.n_window_days}{span} {days_word} with data).")
@@ -97,7 +113,10 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3) -> list[s
             f"{node.name}: average {fmt(d.window_mean, node.unit)} over {d.n_window_days}{span} {days_word} "
             f"with data (range {fmt(d.window_min, node.unit)} to {fmt(d.window_max, node.unit)})."
         )
-    if d.usual_mean is not None and d.n_history_days >= 2:
+    if d.usual_mean is not None and d.n_history_days >= 2 and d.usual_sd == 0:
+        out.append(f"It has been {fmt(d.usual_mean, node.unit)} on all {d.n_history_days} days recorded, "
+                   "so it carries no information here (the device may not measure it).")
+    elif d.usual_mean is not None and d.n_history_days >= 2:
         sd_unit = "min" if is_clock_unit(node.unit) else node.unit
         sd = f" ± {fmt(d.usual_sd, sd_unit)}" if d.usual_sd else ""
         cmp_ = compare_to_usual(node)
@@ -121,8 +140,15 @@ def offline_answer(question: str, sg: Subgraph) -> Answer:
         lines.append(f"* {p.name} ({p.metric_id})")
         for s in describe_node_data(p, sg):
             lines.append(f"  {s}")
+        if p.companion is not None and p.companion.data.n_window_days:
+            c = p.companion
+            lines.append(f"  Of that, {_lc(c.name)}: average {fmt(c.data.window_mean, c.unit)} "
+                         f"(usual {fmt(c.data.usual_mean, c.unit)}; {compare_to_usual(c)}).")
+        note = measurement_note(p)
+        if note:
+            lines.append(f"  How it is measured here: {note}")
         if sg.method != "base" and p.normal_range:
-            lines.append(f"  Typical range: {p.normal_range}")
+            lines.append(f"  General guidance: {p.normal_range}")
     neigh = sg.neighbours
     if neigh:
         lines.append("")

@@ -71,6 +71,7 @@ def run_build(
         "--profiles-dir", str(project),
         "--vars", json.dumps(_dbt_vars(data_dir, wide_sources)),
         "--quiet",
+        "--no-use-colors",
     ]
     cwd = os.getcwd()
     try:

@@ -5,6 +5,8 @@ message and a non-zero exit code."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from datetime import date, datetime
 from pathlib import Path
@@ -26,8 +28,16 @@ app = typer.Typer(
 graph_app = typer.Typer(help="Inspect the knowledge graph.", no_args_is_help=True)
 app.add_typer(graph_app, name="graph")
 
-console = Console()
-err_console = Console(stderr=True)
+def _console(stderr: bool = False) -> Console:
+    """Rich console; when output is piped (no terminal, no COLUMNS) tables get 160 columns, not 80."""
+    stream = sys.stderr if stderr else sys.stdout
+    if not stream.isatty() and "COLUMNS" not in os.environ:
+        return Console(stderr=stderr, width=160)
+    return Console(stderr=stderr)
+
+
+console = _console()
+err_console = _console(stderr=True)
 
 
 def _fail(exc: WagError) -> None:
@@ -97,14 +107,20 @@ def build(
 
     try:
         root = data_dir or default_data_dir()
+        origin = ("--data-dir" if data_dir else "WAG_DATA_DIR" if os.environ.get("WAG_DATA_DIR")
+                  else "default: the demo folder; set WAG_DATA_DIR or --data-dir for your data")
         if not root.is_dir() and not wide:
             raise UsageError(f"data folder {root} does not exist; set WAG_DATA_DIR or pass --data-dir "
                              "(or run `wag demo` for synthetic data)")
+        console.print(f"Raw data: {root} ({origin})")
         sources = []
         for item in wide or []:
             name, sep, path = item.partition("=")
             if not sep or not name or not path:
                 raise UsageError(f"--wide {item!r}: expected NAME=PATH, e.g. --wide mydata=~/export.csv")
+            if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+                raise UsageError(f"--wide {item!r}: NAME becomes the dataset name and must be lower-case "
+                                 "letters, digits and _, starting with a letter (e.g. my_export)")
             p = Path(path).expanduser()
             if not p.is_file():
                 raise UsageError(f"--wide {item!r}: no file at {p}")
@@ -153,9 +169,11 @@ def subjects(
     if as_json:
         _print_json({"subjects": rows})
         return
-    table = Table(title=f"{len(rows)} subjects")
+    table = Table(title=f"{len(rows)} subjects",
+                  caption="selected = in the stratified sample of participant_selection (DESIGN.md §3); "
+                          "every subject can be asked about")
     for col in ("subject_id", "days with data", "metrics", "first day", "last day", "selected"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col == "subject_id")
     for r in rows:
         table.add_row(r["subject_id"], str(r["n_days"]), str(r["n_metrics"]), str(r["first_day"]),
                       str(r["last_day"]), "yes" if r["is_selected"] else "")
@@ -188,7 +206,8 @@ def sql(
     if as_json:
         _print_json([dict(zip(cols, r)) for r in rows])
         return
-    table = Table(title=f"{len(rows)} rows" + (f" (first {limit} shown)" if len(rows) > limit else ""))
+    table = Table(title=f"{len(rows)} row{'' if len(rows) == 1 else 's'}"
+                  + (f" (first {limit} shown)" if len(rows) > limit else ""))
     for c in cols:
         table.add_column(c)
     for r in rows[:limit]:
@@ -198,7 +217,7 @@ def sql(
 
 @graph_app.command("show")
 def graph_show(
-    node: Annotated[str, typer.Argument(help="A node id, e.g. deep_sleep_duration.")],
+    node: Annotated[str, typer.Argument(help="A node id, name or alias, e.g. deep_sleep_duration or HRV.")],
     subject: Annotated[Optional[str], typer.Option("--subject", help="Show this subject's edge weights.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -219,7 +238,7 @@ def graph_show(
                   f"data in: {n['datasets_with_data'] or 'none'}")
     console.print(n["description"], highlight=False)
     if subject:
-        table = Table(title=f"edge weights of {node} for {subject} (ranked by w_global)")
+        table = Table(title=f"edge weights of {n['metric_id']} for {subject} (ranked by w_global)")
         cols = ("node_y", "w_prior", "r_s_signed", "n_s", "r_pop_signed", "n_pop", "p_prior", "o_pop",
                 "i_ind", "mu_pop", "mu_s", "w_global", "fallback")
         for c in cols:
@@ -227,7 +246,7 @@ def graph_show(
         for r in view["edge_weights"]:
             table.add_row(*[_cell(r.get(c)) for c in cols])
     else:
-        table = Table(title=f"{len(view['edges'])} prior edges of {node}")
+        table = Table(title=f"{len(view['edges'])} prior edges of {n['metric_id']}")
         for c in ("neighbour", "w_prior", "confidence", "relationship"):
             table.add_column(c)
         for r in view["edges"]:

@@ -18,6 +18,14 @@ def node_view(con: duckdb.DuckDBPyConnection, node: str, subject: str | None = N
     """{'node': nodes row, 'edges': [...], 'edge_weights': [...]}; UsageError for an unknown node/subject."""
     rows = fetch_dicts(con, "select * from nodes where metric_id = $node", {"node": node})
     if not rows:
+        from .catalog import load_catalog
+        from .match import lexical_match
+
+        resolved = lexical_match(node, load_catalog(con))
+        if resolved:
+            node = resolved
+            rows = fetch_dicts(con, "select * from nodes where metric_id = $node", {"node": node})
+    if not rows:
         close = fetch_dicts(
             con,
             "select metric_id from nodes order by jaro_winkler_similarity(metric_id, $node) desc limit 3",

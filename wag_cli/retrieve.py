@@ -22,6 +22,10 @@ from .errors import UsageError
 
 METHODS = ("wag", "rag", "base")
 
+#: Context metrics shown beside a primary node without being graph neighbours: time in bed is
+#: read together with time asleep (the 7-9 h guideline is about sleep, not time in bed).
+COMPANIONS = {"total_sleep_duration": "asleep_duration"}
+
 
 def _sql(name: str) -> str:
     return resources.files("wag_cli").joinpath("sql", name).read_text(encoding="utf-8")
@@ -72,7 +76,9 @@ class Node:
     r_pop_signed: float | None = None
     n_pop: int | None = None
     relationship: str | None = None
+    measurement: str | None = None      # instrument/scale in this subject's dataset (metric_sources)
     data: NodeData = field(default_factory=NodeData)
+    companion: "Node | None" = None     # e.g. asleep_duration beside total_sleep_duration
 
 
 @dataclass
@@ -127,6 +133,20 @@ class Subgraph:
         })
 
 
+def _node_data(d: dict) -> NodeData:
+    return NodeData(
+        n_history_days=int(d.get("n_history_days") or 0),
+        usual_mean=d.get("usual_mean"),
+        usual_sd=d.get("usual_sd"),
+        n_window_days=int(d.get("n_window_days") or 0),
+        window_mean=d.get("window_mean"),
+        window_min=d.get("window_min"),
+        window_max=d.get("window_max"),
+        zeta=d.get("zeta"),
+        daily=list(d.get("daily") or []),
+    )
+
+
 def retrieve(
     con: duckdb.DuckDBPyConnection,
     *,
@@ -159,12 +179,17 @@ def retrieve(
     }
     rows = fetch_dicts(con, _sql("retrieve.sql"), params)
     node_ids = list(dict.fromkeys(r["node_id"] for r in rows))
+    companion_ids = [COMPANIONS[m] for m in metrics if m in COMPANIONS]
+    wanted = list(dict.fromkeys(node_ids + companion_ids))
     data_rows = fetch_dicts(
         con,
         _sql("node_window.sql"),
-        {"subject": subject_id, "metrics": node_ids, "ref_day": reference_day, "window_days": window_days},
+        {"subject": subject_id, "metrics": wanted, "ref_day": reference_day, "window_days": window_days},
     )
     data_by_id = {d.pop("metric_id"): d for d in data_rows}
+    dataset = subject_id.split(":", 1)[0]
+    measurement = {r["metric_id"]: r["measurement"] for r in fetch_dicts(
+        con, _sql("measurement.sql"), {"dataset": dataset, "metrics": wanted})}
 
     nodes: list[Node] = []
     for r in rows:
@@ -193,18 +218,18 @@ def retrieve(
             r_pop_signed=r["r_pop_signed"],
             n_pop=r["n_pop"],
             relationship=r["relationship"],
-            data=NodeData(
-                n_history_days=int(d.get("n_history_days") or 0),
-                usual_mean=d.get("usual_mean"),
-                usual_sd=d.get("usual_sd"),
-                n_window_days=int(d.get("n_window_days") or 0),
-                window_mean=d.get("window_mean"),
-                window_min=d.get("window_min"),
-                window_max=d.get("window_max"),
-                zeta=d.get("zeta"),
-                daily=list(d.get("daily") or []),
-            ),
+            measurement=measurement.get(r["node_id"]),
+            data=_node_data(d),
         )
+        comp = COMPANIONS.get(node.metric_id) if node.role == "primary" else None
+        if comp and comp in data_by_id and data_by_id[comp].get("n_history_days"):
+            cm = catalog.get(comp)
+            node.companion = Node(
+                metric_id=comp, name=cm.name if cm else comp, unit=cm.unit if cm else "",
+                category=cm.category if cm else "", data_kind="numeric", role="context",
+                primary_node=node.metric_id, rank=0, reason=f"shown with {node.metric_id}",
+                measurement=measurement.get(comp), data=_node_data(data_by_id[comp]),
+            )
         nodes.append(node)
     budget = int(eta * kappa + 1e-9)
     return Subgraph(
