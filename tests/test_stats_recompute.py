@@ -106,3 +106,44 @@ def test_daily_abnormality_matches_pandas(frames):
             assert list(got_level[keep]) == list(exp_level[keep])
         checked += 1
     assert checked >= 20
+
+
+def _ntile(n_rows: int, buckets: int) -> list[int]:
+    """SQL ntile(): rows in order, the first (n mod b) buckets one row larger."""
+    size, extra = divmod(n_rows, buckets)
+    out = []
+    for b in range(buckets):
+        out += [b + 1] * (size + (1 if b < extra else 0))
+    return out
+
+
+def test_subject_mutual_information_matches_numpy(frames):
+    """MI_s (DESIGN.md §3): quantile bins (ntile 5 by value, then day) per metric, plug-in MI in nats
+    over each pair's paired days, pairs with < 10 paired days skipped, summed over pairs."""
+    mv, _, _, summ = frames
+    numeric = mv[mv["value"].notna()].sort_values(["subject_id", "metric_id", "value", "day"])
+    for subject, g in numeric.groupby("subject_id"):
+        bins = {}
+        for metric, gm in g.groupby("metric_id"):
+            bins[metric] = pd.Series(_ntile(len(gm), 5), index=gm["day"].to_numpy())
+        total, n_pairs = 0.0, 0
+        names = sorted(bins)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                pair = pd.concat([bins[a].rename("a"), bins[b].rename("b")], axis=1, join="inner")
+                n = len(pair)
+                if n < 10:
+                    continue
+                joint = pair.value_counts().to_numpy() / n
+                pa = pair["a"].value_counts() / n
+                pb = pair["b"].value_counts() / n
+                mi = 0.0
+                for (xa, xb), c in pair.value_counts().items():
+                    p = c / n
+                    mi += p * np.log(p / (pa[xa] * pb[xb]))
+                assert abs(joint.sum() - 1) < 1e-12
+                total += mi
+                n_pairs += 1
+        row = summ[summ.subject_id == subject].iloc[0]
+        assert row["n_mi_pairs"] == n_pairs
+        assert abs(row["mi_s"] - total) < 1e-9, subject

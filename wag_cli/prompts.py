@@ -77,7 +77,9 @@ its "data": "daily" values in the window (day, value or value_text, z = standard
 person's usual level), "window_mean", "window_min", "window_max", "n_window_days" (days with data),
 "usual_mean" and "usual_sd" (the person's own history up to the reference day, "n_history_days" days),
 and "zeta" (average distance from the usual level in standard deviations: below about 1 is typical for
-this person, above about 2 is unusual).
+this person, above about 2 is unusual). "measurement" says how the metric is measured in this person's
+dataset (instrument, scale and its direction); read every number on that scale. "companion", when
+present, is a closely related metric shown for context (time asleep beside time in bed).
 {extra}
 Rules for the answer:
 - Ground every statement about the person in the numbers supplied; quote values with their units
