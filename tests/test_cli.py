@@ -204,3 +204,11 @@ def test_model_parse_failure_falls_back_offline(wh, monkeypatch, stub_openai):
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert out["parse"]["source"] == "offline" and out["parse"]["metrics"] == ["deep_sleep_duration"]
+
+
+def test_json_errors_are_json(wh):
+    res = run("ask", "How did I sleep?", "--subject", "pmdata:p99", "--json")
+    assert res.exit_code == 2
+    start = res.output.index("{")
+    out = json.loads(res.output[start: res.output.index("}", start) + 1])
+    assert "unknown subject" in out["error"] and out["exit_code"] == 2

@@ -40,7 +40,10 @@ console = _console()
 err_console = _console(stderr=True)
 
 
-def _fail(exc: WagError) -> None:
+def _fail(exc: WagError, as_json: bool = False) -> None:
+    """One line on stderr and the error's exit code; with --json also {"error", "exit_code"} on stdout."""
+    if as_json:
+        _print_json({"error": str(exc), "exit_code": exc.exit_code})
     err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
     raise typer.Exit(exc.exit_code)
 
@@ -165,7 +168,7 @@ def subjects(
         with warehouse() as con:
             rows = fetch_dicts(con, SUBJECTS_SQL)
     except WagError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
     if as_json:
         _print_json({"subjects": rows})
         return
@@ -202,7 +205,7 @@ def sql(
             cols = [d[0] for d in cur.description]
             rows = cur.fetchall()
     except WagError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
     if as_json:
         _print_json([dict(zip(cols, r)) for r in rows])
         return
@@ -229,7 +232,7 @@ def graph_show(
         with warehouse() as con:
             view = node_view(con, node, subject)
     except WagError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
     if as_json:
         _print_json(view)
         return
@@ -277,7 +280,7 @@ def parse(
     try:
         parsed = parse_question(question, _parse_day(as_of) or date.today(), offline=offline)
     except WagError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
     out = parsed.to_json()
     if as_json:
         _print_json(out)
@@ -304,7 +307,7 @@ def ask(
     try:
         result = answer_question(question, subject, as_of=_parse_day(as_of), method=method, offline=offline)
     except WagError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
     if as_json:
         _print_json(result.to_json())
         return
