@@ -69,7 +69,7 @@ def _parse_day(text: str | None, what: str = "--as-of") -> date | None:
 
 # --------------------------------------------------------------------------- build / demo
 
-def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None) -> None:
+def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None, hint: str | None = None) -> None:
     from .build import run_build
     from .summary import warehouse_summary
 
@@ -89,7 +89,7 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None)
         )
     console.print(f"[green]dbt build passed[/] ({result.n_nodes} nodes: {counts})")
     summary = warehouse_summary()
-    table = Table(title="Warehouse summary (metric_values)")
+    table = Table(title="Warehouse summary (metric_values)", caption=hint)
     for col in ("dataset", "subjects", "metrics", "days", "rows", "first day", "last day"):
         table.add_column(col, justify="right" if col in ("subjects", "metrics", "days", "rows") else "left")
     for r in summary:
@@ -147,9 +147,7 @@ def demo(
         info = write_demo_data(out, seed=seed, days=days)
         n_subj = len(info.get("subjects", [])) if isinstance(info, dict) else "?"
         console.print(f"Demo data written to {out} ({n_subj} subjects, {days} days each)")
-        _build_and_summarise(out)
-        console.print("Try: [bold]wag subjects[/] then "
-                      "[bold]wag ask \"How did I sleep this week?\" --subject pmdata:demo01[/]")
+        _build_and_summarise(out, hint='next: wag ask "How did I sleep this week?" --subject pmdata:demo01')
     except WagError as exc:
         _fail(exc)
 
