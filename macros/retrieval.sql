@@ -1,6 +1,14 @@
 {% macro create_wag_retrieve(edge_weights_relation, metric_values_relation) -%}
 {#-
-  Creates the DuckDB table macro wag_retrieve in the warehouse (DESIGN.md §7-§8, paper Algorithm 2),
+  Creates two DuckDB table macros in the warehouse.
+
+  wag_node_window(subject, ref_day, window_days): one row per metric the subject has up to ref_day,
+  with the usual level (mean, sample sd over every day <= ref_day: no look-ahead), the window
+  [ref_day - window_days + 1, ref_day] (NULL = every day <= ref_day): days with data, mean, min,
+  max, zeta = mean |v - mu| / sd (DESIGN.md §4, §7), and the daily values. It is the single
+  definition of the window statistics, used by wag_retrieve and by the CLI.
+
+  And the table macro wag_retrieve (DESIGN.md §7-§8, paper Algorithm 2),
   as a post-hook of the edge_weights model, so an analyst can call it from any DuckDB client with no Python:
 
     select * from wag_retrieve('pmdata:p01', ['deep_sleep_duration'], date '2020-01-15', 7, 0.8);
@@ -29,6 +37,43 @@
   (role 'neighbour'), with every weight, the window statistics and the reason it was chosen.
 -#}
 {%- set sql -%}
+create or replace macro {{ edge_weights_relation.schema }}.wag_node_window(subject, ref_day, window_days) as table
+with
+history as (
+    select v.metric_id, v.day, v.value, v.value_text
+    from {{ metric_values_relation.identifier }} as v
+    where v.subject_id = subject and v.day <= ref_day
+),
+usual as (
+    select metric_id, avg(value) as usual_mean, stddev_samp(value) as usual_sd,
+           count(value) as n_history_days
+    from history
+    group by metric_id
+),
+in_window as (
+    select
+        h.*,
+        case when u.usual_sd > 0 then abs(h.value - u.usual_mean) / u.usual_sd end as z
+    from history as h
+    inner join usual as u using (metric_id)
+    where window_days is null or date_diff('day', h.day, ref_day) < window_days
+)
+select
+    u.metric_id,
+    u.n_history_days,
+    u.usual_mean,
+    u.usual_sd,
+    count(w.day)                 as n_window_days,
+    avg(w.value)                 as window_mean,
+    min(w.value)                 as window_min,
+    max(w.value)                 as window_max,
+    avg(w.z)                     as zeta,
+    list({'day': w.day, 'value': w.value, 'value_text': w.value_text, 'z': w.z} order by w.day)
+        filter (where w.day is not null) as daily
+from usual as u
+left join in_window as w using (metric_id)
+group by u.metric_id, u.n_history_days, u.usual_mean, u.usual_sd;
+
 create or replace macro {{ edge_weights_relation.schema }}.wag_retrieve(
     subject, metrics, ref_day, window_days, eta,
     kappa := {{ var('kappa') }},
@@ -54,30 +99,9 @@ candidates as (
     where w.subject_id = subject
       and w.node_x in (select node_id from primaries)
 ),
-history as (
-    select v.metric_id, v.day, v.value
-    from {{ metric_values_relation.identifier }} as v
-    where v.subject_id = subject
-      and v.value is not null
-      and v.day <= ref_day
-      and (v.metric_id in (select node_y from candidates) or v.metric_id in (select node_id from primaries))
-),
-baseline as (
-    select metric_id, avg(value) as mu, stddev_samp(value) as sd, count(*) as n_history
-    from history
-    group by metric_id
-),
 window_stats as (
-    select
-        h.metric_id,
-        count(*)                                                  as n_window_days,
-        avg(h.value)                                              as window_mean,
-        case when any_value(b.sd) > 0 then avg(abs(h.value - b.mu) / b.sd) end as zeta
-    from history as h
-    inner join baseline as b using (metric_id)
-    where window_days is not null
-      and date_diff('day', h.day, ref_day) < window_days
-    group by h.metric_id
+    select metric_id, n_window_days, case when window_days is not null then zeta end as zeta
+    from wag_node_window(subject, ref_day, window_days)
 ),
 local_raw as (
     select
@@ -176,11 +200,11 @@ order by primary_node, rank
 
 
 {% macro wag_install_retrieve() -%}
-  {#- `dbt run-operation wag_install_retrieve`: (re)create wag_retrieve over the existing
+  {#- `dbt run-operation wag_install_retrieve`: (re)create wag_node_window and wag_retrieve over the existing
       edge_weights and metric_values tables of the target schema (the post-hook of edge_weights
       does the same on every build). -#}
   {%- set ew = api.Relation.create(database=target.database, schema=target.schema, identifier='edge_weights') -%}
   {%- set mv = api.Relation.create(database=target.database, schema=target.schema, identifier='metric_values') -%}
   {%- do run_query(create_wag_retrieve(ew, mv)) -%}
-  {{ log("created " ~ target.schema ~ ".wag_retrieve", info=true) }}
+  {{ log("created " ~ target.schema ~ ".wag_node_window and .wag_retrieve", info=true) }}
 {%- endmacro %}
