@@ -52,7 +52,13 @@ def fmt(value: float | None, unit: str = "") -> str:
     if is_clock_unit(unit):
         m = int(round(value)) % 1440
         return f"{m // 60:02d}:{m % 60:02d}"
-    text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:.1f}"
+    if abs(value) >= 100:
+        text = f"{value:,.0f}"
+    elif abs(value) >= 1 or value == 0:
+        text = f"{value:.1f}"
+    else:
+        text = f"{value:.3g}"                      # 0-1 indices and small deviations keep 3 digits
+    unit = re.sub(r"\s*\(.*?\)", "", unit)          # "index (0-1)" -> "index"
     if unit and unit not in ("score", "text", "count", "steps"):
         return f"{text} {unit}"
     if unit == "steps":
@@ -86,7 +92,9 @@ def measurement_note(node: Node) -> str | None:
     if not node.measurement:
         return None
     text = re.sub(r"\s*\((?:FORMATS|DESIGN)[^)]*\)", "", node.measurement)
-    return " ".join(text.split())
+    text = re.sub(r"[;,]?\s*(?:FORMATS|DESIGN)(?:\.md)? §[\d.]+(?:, §[\d.]+)*\.?", ".", text)
+    text = re.sub(r"\.(\s*\.)+", ".", " ".join(text.split()))
+    return text.strip(" ;,.")
 
 
 def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3) -> list[str]:
@@ -113,7 +121,8 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3) -> list[s
             f"{node.name}: average {fmt(d.window_mean, node.unit)} over {d.n_window_days}{span} {days_word} "
             f"with data (range {fmt(d.window_min, node.unit)} to {fmt(d.window_max, node.unit)})."
         )
-    if d.usual_mean is not None and d.n_history_days >= 2 and d.usual_sd == 0:
+    constant = d.usual_sd is not None and d.usual_sd <= 1e-9 * max(1.0, abs(d.usual_mean or 0.0))
+    if d.usual_mean is not None and d.n_history_days >= 2 and constant:
         out.append(f"It has been {fmt(d.usual_mean, node.unit)} on all {d.n_history_days} days recorded, "
                    "so it carries no information here (the device may not measure it).")
     elif d.usual_mean is not None and d.n_history_days >= 2:
