@@ -28,23 +28,13 @@ from typing import Any, Iterable
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
-from .dates import explicit_period
 from .catalog import Metric, load_catalog
+from .categories import CATEGORY_OPENNESS
+from .dates import explicit_period
+from .prompts import parse_schema
 
 # --------------------------------------------------------------------------- categories (§10)
 
-#: Question categories and their openness ranges (paper Table 23, DESIGN.md §10).
-CATEGORY_OPENNESS: dict[str, tuple[float, float]] = {
-    "General Knowledge": (0.2, 0.4),
-    "Data Retrieval": (0.1, 0.3),
-    "Trend Analysis": (0.4, 0.6),
-    "Comparative Insight": (0.5, 0.7),
-    "Anomaly Detection": (0.6, 0.8),
-    "Actionable Advice": (0.3, 0.5),
-    "Exploratory Analysis": (0.7, 1.0),
-    "Metric Relationships": (0.4, 0.6),
-    "Contextual Queries": (0.5, 0.7),
-}
 
 DEFAULT_CATEGORY = "Data Retrieval"
 DEFAULT_WINDOW = 7
@@ -633,19 +623,8 @@ def parse_offline(question: str, as_of: date, catalog: dict[str, Metric] | None 
 
 #: JSON Schema of the model's reply (the same as :func:`wag_cli.prompts.parse_schema`; the reply is
 #: validated again by :func:`_validate_reply`, which also drops unknown ids and clamps openness).
-PARSE_SCHEMA: dict = {
-    "type": "object",
-    "properties": {
-        "metrics": {"type": "array", "items": {"type": "string"}, "maxItems": 6},
-        "window_days": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 36500},
-                                  {"type": "string", "enum": ["all"]}]},
-        "ref_offset": {"type": "integer", "minimum": -36500, "maximum": 0},
-        "category": {"type": "string", "enum": list(CATEGORY_OPENNESS)},
-        "openness": {"type": "number", "minimum": 0, "maximum": 1},
-    },
-    "required": ["metrics", "window_days", "ref_offset", "category", "openness"],
-    "additionalProperties": False,
-}
+#: JSON Schema of the model's reply: the prompt module's, the one definition.
+PARSE_SCHEMA: dict = parse_schema()
 
 _MAX_DAYS = 36500
 

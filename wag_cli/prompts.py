@@ -17,17 +17,7 @@ from __future__ import annotations
 METHODS = ("base", "rag", "wag")
 
 # DESIGN.md §10 / paper Table 23: question categories and their openness ranges.
-QUESTION_TYPES: dict[str, tuple[float, float]] = {
-    "General Knowledge": (0.2, 0.4),
-    "Data Retrieval": (0.1, 0.3),
-    "Trend Analysis": (0.4, 0.6),
-    "Comparative Insight": (0.5, 0.7),
-    "Anomaly Detection": (0.6, 0.8),
-    "Actionable Advice": (0.3, 0.5),
-    "Exploratory Analysis": (0.7, 1.0),
-    "Metric Relationships": (0.4, 0.6),
-    "Contextual Queries": (0.5, 0.7),
-}
+from .categories import CATEGORY_OPENNESS as QUESTION_TYPES  # noqa: E402
 
 _PARSE_SYSTEM = (
     "You translate questions that people ask about their own wearable-device and questionnaire "
