@@ -317,12 +317,6 @@ def test_parse_schema_is_supported_by_llm_layer():
     assert llm.schema_errors({**ok, "window_days": 0}, PARSE_SCHEMA)
 
 
-def test_parse_schema_matches_prompt_module():
-    prompts = pytest.importorskip("wag_cli.prompts")
-    assert PARSE_SCHEMA == prompts.parse_schema()
-    assert set(prompts.QUESTION_TYPES.items()) == set(CATEGORY_OPENNESS.items())
-
-
 # --------------------------------------------------------------------------- catalog
 
 
