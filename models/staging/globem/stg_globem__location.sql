@@ -23,41 +23,7 @@
   * (pid, date) duplicates across study folders (not observed) are averaged.
 -#}
 {{ config(materialized='table') }}
-{#- Wide RAPIDS CSVs: fixing the dialect skips DuckDB's sniffer (~10x faster on 1000-column files);
-    a table, not a view, so tests and downstream models parse the CSVs once. -#}
-{%- set csv_opts = "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'" -%}
-{%- set location_glob = 'globem/*/FeatureData/location.csv' -%}
-{%- set prefix = 'f_loc:phone_locations_' -%}
-{%- set features = ['doryab_timeathome', 'doryab_radiusgyration', 'doryab_totaldistance',
-                    'barnett_maxhomedist', 'barnett_circdnrtn', 'barnett_hometime', 'barnett_rog',
-                    'barnett_disttravelled'] -%}
-{%- if wag_files_exist(location_glob) %}
-with raw as (
-    select
-        trim(pid) as pid,
-        cast(strptime(trim("date"), '%Y-%m-%d') as date) as day,
-        {%- for f in features %}
-        "{{ prefix }}{{ f }}:allday" as "{{ f }}"{{ "," if not loop.last }}
-        {%- endfor %}
-    from {{ wag_read_csv(location_glob, csv_opts) }}
-),
-
-long as (
-    unpivot raw
-    on {% for f in features %}"{{ f }}"{{ ", " if not loop.last }}{% endfor %}
-    into name feature value raw_value
-)
-
-select
-    'globem' as dataset,
-    'globem:' || pid as subject_id,
-    day,
-    'location.phone_locations_' || feature as raw_field,
-    avg(try_cast(trim(raw_value) as double)) as value,
-    cast(null as varchar) as value_text
-from long
-where try_cast(trim(raw_value) as double) is not null
-group by pid, day, feature
-{%- else %}
-{{ wag_empty_raw() }}
-{%- endif %}
+{{ globem_allday_features('location', 'f_loc:phone_locations_', 'location.phone_locations_',
+                           ['doryab_timeathome', 'doryab_radiusgyration', 'doryab_totaldistance',
+                            'barnett_maxhomedist', 'barnett_circdnrtn', 'barnett_hometime', 'barnett_rog',
+                            'barnett_disttravelled']) }}

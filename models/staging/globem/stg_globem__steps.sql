@@ -19,41 +19,7 @@
   * (pid, date) duplicates across study folders (not observed) are averaged.
 -#}
 {{ config(materialized='table') }}
-{#- Wide RAPIDS CSVs: fixing the dialect skips DuckDB's sniffer (~10x faster on 1000-column files);
-    a table, not a view, so tests and downstream models parse the CSVs once. -#}
-{%- set csv_opts = "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'" -%}
-{%- set steps_glob = 'globem/*/FeatureData/steps.csv' -%}
-{%- set prefix = 'f_steps:fitbit_steps_intraday_rapids_' -%}
-{%- set features = ['sumsteps', 'sumdurationactivebout', 'sumdurationsedentarybout'] -%}
-{%- if wag_files_exist(steps_glob) %}
-with raw as (
-    select
-        trim(pid) as pid,
-        cast(strptime(trim("date"), '%Y-%m-%d') as date) as day,
-        {%- for f in features %}
-        "{{ prefix }}{{ f }}:allday" as "{{ f }}"{{ "," if not loop.last }}
-        {%- endfor %}
-    from {{ wag_read_csv(steps_glob, csv_opts) }}
-    -- no-wear day: 0 steps over the whole day
-    where try_cast(trim("{{ prefix }}sumsteps:allday") as double) is distinct from 0
-),
-
-long as (
-    unpivot raw
-    on {% for f in features %}"{{ f }}"{{ ", " if not loop.last }}{% endfor %}
-    into name feature value raw_value
-)
-
-select
-    'globem' as dataset,
-    'globem:' || pid as subject_id,
-    day,
-    'steps.fitbit_steps_intraday_rapids_' || feature as raw_field,
-    avg(try_cast(trim(raw_value) as double)) as value,
-    cast(null as varchar) as value_text
-from long
-where try_cast(trim(raw_value) as double) is not null
-group by pid, day, feature
-{%- else %}
-{{ wag_empty_raw() }}
-{%- endif %}
+{#- no-wear day: 0 steps over the whole day -#}
+{{ globem_allday_features('steps', 'f_steps:fitbit_steps_intraday_rapids_', 'steps.fitbit_steps_intraday_rapids_',
+                           ['sumsteps', 'sumdurationactivebout', 'sumdurationsedentarybout'],
+                           where='try_cast(trim("f_steps:fitbit_steps_intraday_rapids_sumsteps:allday") as double) is distinct from 0') }}

@@ -1,0 +1,53 @@
+{% macro globem_allday_features(sensor, column_prefix, raw_prefix, features, where=none) -%}
+{#-
+  GLOBEM RAPIDS feature file -> staging contract rows (DESIGN.md §2; FORMATS.md §3.2).
+
+  sensor         file name under globem/<study>/FeatureData/, e.g. 'screen' (screen.csv)
+  column_prefix  RAPIDS column prefix, e.g. 'f_screen:phone_screen_rapids_'
+  raw_prefix     raw_field prefix, e.g. 'screen.phone_screen_rapids_'
+  features       RAPIDS feature names; the raw `allday` column '<column_prefix><feature>:allday' is read
+  where          optional SQL condition on the raw columns (e.g. a no-wear rule)
+
+  One row per (subject, day, feature) with a numeric value; empty = missing = no row; (pid, date)
+  duplicates across study folders (not observed) are averaged. A file lacking one of the columns
+  stops the build with an error naming it. Fixing the CSV dialect skips DuckDB's sniffer, about 10x
+  faster on these 1,000-column files.
+-#}
+{%- set csv_opts = "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'" -%}
+{%- set file_glob = 'globem/*/FeatureData/' ~ sensor ~ '.csv' -%}
+{%- set required = ['pid', 'date'] -%}
+{%- for f in features -%}{%- do required.append(column_prefix ~ f ~ ':allday') -%}{%- endfor -%}
+{%- if wag_files_exist(file_glob) %}
+with raw as (
+    select
+        trim(pid) as pid,
+        cast(strptime(trim("date"), '%Y-%m-%d') as date) as day,
+        {%- for f in features %}
+        "{{ column_prefix }}{{ f }}:allday" as "{{ f }}"{{ "," if not loop.last }}
+        {%- endfor %}
+    from {{ wag_read_csv(file_glob, csv_opts, required=required) }}
+    {%- if where %}
+    where {{ where }}
+    {%- endif %}
+),
+
+long as (
+    unpivot raw
+    on {% for f in features %}"{{ f }}"{{ ", " if not loop.last }}{% endfor %}
+    into name feature value raw_value
+)
+
+select
+    'globem' as dataset,
+    'globem:' || pid as subject_id,
+    day,
+    '{{ raw_prefix }}' || feature as raw_field,
+    avg(try_cast(trim(raw_value) as double)) as value,
+    cast(null as varchar) as value_text
+from long
+where try_cast(trim(raw_value) as double) is not null
+group by pid, day, feature
+{%- else %}
+{{ wag_empty_raw() }}
+{%- endif %}
+{%- endmacro %}
