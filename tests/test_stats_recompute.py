@@ -12,11 +12,21 @@ DATASET = "pmdata"
 TOL = 1e-9
 
 
+def demographic_ids() -> set[str]:
+    """Static traits (catalog category Demographic) are not daily observations (§3 T_s)."""
+    import csv
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "seeds" / "metric_catalog.csv"
+    return {r["metric_id"] for r in csv.DictReader(open(path, newline="")) if r["category"] == "Demographic"}
+
+
 @pytest.fixture(scope="module")
 def frames(built_db):
     con = duckdb.connect(str(built_db), read_only=True)
     try:
         mv = con.sql(f"select * from metric_values where dataset = '{DATASET}'").df()
+        mv = mv[~mv["metric_id"].isin(demographic_ids())]
         stats = con.sql(f"select * from subject_metric_stats where dataset = '{DATASET}'").df()
         abn = con.sql(f"select * from daily_abnormality where dataset = '{DATASET}'").df()
         summ = con.sql(f"select * from subject_summary where dataset = '{DATASET}'").df()
@@ -95,7 +105,8 @@ def test_daily_abnormality_matches_pandas(frames):
         # tertile levels (linear-interpolation quantiles), 'missing' where the day's value is missing
         zk = z.rolling(7, min_periods=1).mean()
         if zk.notna().any():
-            p33, p66 = np.quantile(zk.dropna(), [1 / 3, 2 / 3])
+            observed = zk[v.notna()].dropna()          # the (s, m, k) samples: days with a value
+            p33, p66 = np.quantile(observed, [1 / 3, 2 / 3])
             exp_level = np.where(v.isna(), "missing",
                          np.where(zk.isna(), None,
                          np.where(zk <= p33, "low", np.where(zk <= p66, "medium", "high"))))
@@ -108,24 +119,18 @@ def test_daily_abnormality_matches_pandas(frames):
     assert checked >= 20
 
 
-def _ntile(n_rows: int, buckets: int) -> list[int]:
-    """SQL ntile(): rows in order, the first (n mod b) buckets one row larger."""
-    size, extra = divmod(n_rows, buckets)
-    out = []
-    for b in range(buckets):
-        out += [b + 1] * (size + (1 if b < extra else 0))
-    return out
-
-
 def test_subject_mutual_information_matches_numpy(frames):
-    """MI_s (DESIGN.md §3): quantile bins (ntile 5 by value, then day) per metric, plug-in MI in nats
-    over each pair's paired days, pairs with < 10 paired days skipped, summed over pairs."""
+    """MI_s (DESIGN.md §3): 5 quantile bins per metric by rank (ties share a bin: bin = 1 +
+    floor(5 (rank_min - 1) / n)), plug-in MI in nats over each pair's paired days, pairs with < 10
+    paired days skipped, summed over pairs."""
     mv, _, _, summ = frames
-    numeric = mv[mv["value"].notna()].sort_values(["subject_id", "metric_id", "value", "day"])
+    numeric = mv[mv["value"].notna()]
     for subject, g in numeric.groupby("subject_id"):
         bins = {}
         for metric, gm in g.groupby("metric_id"):
-            bins[metric] = pd.Series(_ntile(len(gm), 5), index=gm["day"].to_numpy())
+            r = gm["value"].rank(method="min").to_numpy()
+            b = np.minimum(5, 1 + np.floor(5 * (r - 1) / len(gm)))
+            bins[metric] = pd.Series(b, index=gm["day"].to_numpy())
         total, n_pairs = 0.0, 0
         names = sorted(bins)
         for i, a in enumerate(names):

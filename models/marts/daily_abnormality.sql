@@ -7,7 +7,8 @@
 --   zeta_all   = mean of z over every day up to t
 --   NULL when n_w = 0 or sigma is 0 / undefined (never NaN or inf).
 --   level_k    = tertile of zeta_k within the (subject, metric): low <= p33 < medium <= p66 < high
---                (quantile_cont = linear interpolation); 'missing' where v_t itself is missing.
+--                (quantile_cont = linear interpolation, over the days that have a value: the
+--                samples of §4); 'missing' where v_t itself is missing.
 with stats as (
     select dataset, subject_id, metric_id, first_day, last_day, mean_value as mu, sd_value as sigma
     from {{ ref('subject_metric_stats') }}
@@ -55,8 +56,8 @@ cuts as (
     select
         dataset, subject_id, metric_id,
         {%- for k in ['1', '7', '14', '30', 'all'] %}
-        quantile_cont(zeta_{{ k }}, 1.0 / 3) as p33_{{ k }},
-        quantile_cont(zeta_{{ k }}, 2.0 / 3) as p66_{{ k }}{{ ',' if not loop.last }}
+        quantile_cont(zeta_{{ k }}, 1.0 / 3) filter (where value is not null) as p33_{{ k }},
+        quantile_cont(zeta_{{ k }}, 2.0 / 3) filter (where value is not null) as p66_{{ k }}{{ ',' if not loop.last }}
         {%- endfor %}
     from windows
     group by dataset, subject_id, metric_id

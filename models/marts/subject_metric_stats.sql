@@ -1,13 +1,24 @@
 -- Per-subject, per-metric statistics (DESIGN.md §3).
--- Grain: one row per (dataset, subject_id, metric_id) for every numeric metric that has data for at
--- least one subject of the dataset (so a metric a subject never recorded has missing_fraction = 1).
---   T_s            = the subject's calendar days from its first to its last day with any data
+-- Grain: one row per (dataset, subject_id, metric_id) for every numeric, time-varying metric that has
+-- data for at least one subject of the dataset (a metric a subject never recorded has missing_fraction 1).
+-- Static traits (catalog category Demographic) are left out: a survey date or a profile field repeated
+-- on rows without measurements would otherwise stretch T_s.
+--   T_s            = the subject's calendar days from its first to its last day with any (time-varying) data
 --   missing_fraction = MD_{s,m} = |{t in T_s : v missing}| / |T_s|
 --   mean_value, sd_value = mu_{s,m}, sigma_{s,m} (sample sd, n - 1) over non-missing days
 --   cv             = sigma / |mu|; NULL when |mu| < 1e-9 or n_days < 2
-with numeric_values as (
+with time_varying as (
+    -- static traits (catalog category Demographic: age, gender, BMI, personality) are not daily
+    -- observations: they neither define the subject's period nor enter the per-day statistics
+    select v.*
+    from {{ ref('metric_values') }} as v
+    inner join {{ ref('metric_catalog') }} as c on c.metric_id = v.metric_id
+    where c.category <> 'Demographic'
+),
+
+numeric_values as (
     select dataset, subject_id, metric_id, day, value
-    from {{ ref('metric_values') }}
+    from time_varying
     where value is not null
 ),
 
@@ -17,7 +28,7 @@ subject_period as (
         subject_id,
         min(day) as first_day,
         max(day) as last_day
-    from {{ ref('metric_values') }}
+    from time_varying
     group by dataset, subject_id
 ),
 

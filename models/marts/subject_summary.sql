@@ -3,25 +3,28 @@
 --   vl_s  = max(T_s) - min(T_s) in days                      (VL_s)
 --   cv_s  = sum over metrics of CV_{s,m} (NULL CVs skipped)  (CV_s)
 --   mi_s  = sum over metric pairs of the plug-in mutual information, in nats   (MI_s):
---           each metric is cut into var('mi_bins') quantile bins over the subject's days
---           (ntile ordered by value, then day, so ties are deterministic); the joint and the
---           marginals are counted on the pair's paired days; pairs with fewer than
---           var('mi_min_pairs') paired days are skipped.
+--           each time-varying metric is cut into var('mi_bins') quantile bins over the subject's
+--           days (by rank, so tied values share a bin and a constant metric carries no
+--           information); the joint and the marginals are counted on the pair's paired days;
+--           pairs with fewer than var('mi_min_pairs') paired days are skipped.
 with stats as (
     select * from {{ ref('subject_metric_stats') }}
 ),
 
 binned as (
+    -- quantile bins by rank: bin = 1 + floor(bins * (rank - 1) / n), so tied values share a bin
+    -- (a constant metric is one bin and adds no information); equals ntile() when there are no ties
     select
-        dataset,
-        subject_id,
-        metric_id,
-        day,
-        ntile({{ var('mi_bins') }}) over (
-            partition by dataset, subject_id, metric_id order by value, day
-        ) as bin
-    from {{ ref('metric_values') }}
-    where value is not null
+        v.dataset,
+        v.subject_id,
+        v.metric_id,
+        v.day,
+        least({{ var('mi_bins') }}, 1 + floor({{ var('mi_bins') }} * (
+            rank() over (partition by v.dataset, v.subject_id, v.metric_id order by v.value) - 1
+        ) / count(*) over (partition by v.dataset, v.subject_id, v.metric_id))) as bin
+    from {{ ref('metric_values') }} as v
+    inner join {{ ref('metric_catalog') }} as c on c.metric_id = v.metric_id
+    where v.value is not null and c.category <> 'Demographic'
 ),
 
 paired as (
