@@ -30,11 +30,17 @@
   Selection (§8): B = floor(eta kappa); k_p = ceil(B / |V_p|) (0 if B = 0); per primary x, rank C(x)
   minus primary nodes by w_final desc, node id asc; keep the top k_p.
 
-  Tables are referenced by bare name, resolved in the macro's own schema at call time, so the macro
-  keeps working when the DuckDB file is renamed or attached under another name.
+  Tables (edge_weights, metric_values, nodes) are referenced by bare name, so the macros keep working
+  when the DuckDB file is renamed or copied. Bare names resolve against the caller's current
+  database: call the macros with the warehouse as the current database (open the file itself, or
+  ATTACH it and USE it).
 
-  Returns one row per primary node (role 'primary', rank 0) and per selected neighbour
-  (role 'neighbour'), with every weight, the window statistics and the reason it was chosen.
+  Returns one row per requested primary node (role 'primary', rank 0; an id that is not a graph node
+  is reported with is_selected = false and not counted in |V_p|) and per selected neighbour (role
+  'neighbour'), with the edge's weight columns (w_prior, r_s/r_pop, p_prior, o_pop, i_ind, mu_pop,
+  sigma_pop, mu_s, sigma_s, w_global, fallback), the local stages (zeta, m_norm, y_open, w_local),
+  w_final and the reason it was chosen. Bad arguments (eta outside [0, 1], window_days < 1, ref_day
+  NULL) raise an error.
 -#}
 {%- set sql -%}
 create or replace macro {{ edge_weights_relation.schema }}.wag_node_window(subject, ref_day, window_days) as table
@@ -82,44 +88,65 @@ create or replace macro {{ edge_weights_relation.schema }}.wag_retrieve(
     include_unselected := false
 ) as table
 with
+checks as (
+    -- bad arguments are errors, not silently empty results (used in a filter below, so evaluated)
+    select case
+        when eta is null or eta < 0 or eta > 1
+            then error('wag_retrieve: eta (openness) must be in [0, 1], got ' || coalesce(cast(eta as varchar), 'NULL'))
+        when window_days is not null and window_days < 1
+            then error('wag_retrieve: window_days must be >= 1, or NULL for all days')
+        when ref_day is null
+            then error('wag_retrieve: ref_day is NULL; pass the reference day, e.g. the subject''s last day')
+        else true
+    end as ok
+),
+requested as (
+    select distinct m as node_id
+    from (select unnest(metrics) as m) as t
+    where m is not null and (select ok from checks)
+),
 primaries as (
-    select distinct unnest(metrics) as node_id
+    -- V_p: the requested ids that are graph nodes (known = false rows are reported, not used)
+    select r.node_id, exists (select 1 from nodes as n where n.metric_id = r.node_id) as known
+    from requested as r
 ),
 settings as (
     select
-        count(*)                                              as n_primary,
+        count(*) filter (where known)                         as n_primary,
         cast(floor(eta * kappa + 1e-9) as integer)            as budget,
-        case when floor(eta * kappa + 1e-9) = 0 or count(*) = 0 then 0
-             else cast(ceil(floor(eta * kappa + 1e-9) / count(*)) as integer) end as k_per_primary
+        case when floor(eta * kappa + 1e-9) = 0 or count(*) filter (where known) = 0 then 0
+             else cast(ceil(floor(eta * kappa + 1e-9) / count(*) filter (where known)) as integer) end as k_per_primary
     from primaries
 ),
 candidates as (
     select w.*
     from {{ edge_weights_relation.identifier }} as w
     where w.subject_id = subject
-      and w.node_x in (select node_id from primaries)
+      and w.node_x in (select node_id from primaries where known)
 ),
 window_stats as (
-    select metric_id, n_window_days, case when window_days is not null then zeta end as zeta
+    select metric_id, n_window_days, zeta
     from wag_node_window(subject, ref_day, window_days)
 ),
 local_raw as (
     select
-        c.node_x, c.node_y, c.w_prior, c.w_global, c.fallback, c.r_s_signed, c.r_pop_signed,
-        ws.zeta, coalesce(ws.n_window_days, 0) as n_window_days,
-        min(ws.zeta) over gx as zeta_min,
-        max(ws.zeta) over gx as zeta_max
+        c.*,
+        ws.zeta,
+        coalesce(ws.n_window_days, 0) as n_window_days,
+        -- window 'all' gives no local signal (§7); zeta itself is still reported
+        case when window_days is not null then ws.zeta end as zeta_local
     from candidates as c
     left join window_stats as ws on ws.metric_id = c.node_y
-    window gx as (partition by c.node_x)
 ),
 local_norm as (
     select
         *,
-        case when zeta is null then null
-             when zeta_max = zeta_min then 0.5
-             else (zeta - zeta_min) / (zeta_max - zeta_min) end as m_norm
+        case when zeta_local is null then null
+             when max(zeta_local) over gx = min(zeta_local) over gx then 0.5
+             else (zeta_local - min(zeta_local) over gx) / (max(zeta_local) over gx - min(zeta_local) over gx)
+        end as m_norm
     from local_raw
+    window gx as (partition by node_x)
 ),
 local_open as (
     select *, eta * m_norm + (1 - eta) * (1 - m_norm) as y_open
@@ -129,7 +156,7 @@ local_std as (
     select
         *,
         case when y_open is null then null
-             when count(y_open) over gx >= 2 and stddev_samp(y_open) over gx > 0
+             when count(y_open) over gx >= 2 and max(y_open) over gx > min(y_open) over gx
                  then (y_open - avg(y_open) over gx) / stddev_samp(y_open) over gx
              else 0 end as y_std
     from local_open
@@ -138,7 +165,7 @@ local_std as (
 fused as (
     select
         *,
-        case when y_std is not null then 1.0 / (1.0 + exp(-gamma_local * y_std)) end as w_local
+        case when y_std is not null then 1.0 / (1.0 + exp(-(gamma_local) * y_std)) end as w_local
     from local_std
 ),
 final as (
@@ -153,22 +180,36 @@ ranked as (
         row_number() over (partition by f.node_x order by f.w_final desc, f.node_y asc) as rank,
         count(*) over (partition by f.node_x) as n_candidates
     from final as f
-    where f.node_y not in (select node_id from primaries)
+    where not exists (select 1 from primaries as p where p.node_id = f.node_y)
 )
 select
     'primary'                   as role,
     p.node_id                   as primary_node,
     p.node_id                   as node_id,
     0                           as rank,
-    cast(null as double)        as w_prior,
-    cast(null as double)        as w_global,
-    cast(null as varchar)       as fallback,
+    p.known                     as is_selected,
+    case when p.known then 'primary: named in the question'
+         else 'unknown metric id: not a node of the graph, ignored' end as reason,
     ws.zeta                     as zeta,
     coalesce(ws.n_window_days, 0) as n_window_days,
+    cast(null as double)        as w_prior,
+    cast(null as double)        as r_s_signed,
+    cast(null as integer)       as n_s,
+    cast(null as double)        as r_pop_signed,
+    cast(null as integer)       as n_pop,
+    cast(null as double)        as p_prior,
+    cast(null as double)        as o_pop,
+    cast(null as double)        as i_ind,
+    cast(null as double)        as mu_pop,
+    cast(null as double)        as sigma_pop,
+    cast(null as double)        as mu_s,
+    cast(null as double)        as sigma_s,
+    cast(null as double)        as w_global,
+    cast(null as varchar)       as fallback,
+    cast(null as double)        as m_norm,
+    cast(null as double)        as y_open,
     cast(null as double)        as w_local,
-    cast(null as double)        as w_final,
-    true                        as is_selected,
-    'primary: named in the question' as reason
+    cast(null as double)        as w_final
 from primaries as p
 left join window_stats as ws on ws.metric_id = p.node_id
 union all
@@ -177,19 +218,32 @@ select
     r.node_x                    as primary_node,
     r.node_y                    as node_id,
     r.rank,
-    r.w_prior,
-    r.w_global,
-    r.fallback,
-    r.zeta,
-    r.n_window_days,
-    r.w_local,
-    r.w_final,
     r.rank <= s.k_per_primary   as is_selected,
     printf('rank %d of %d neighbours of %s by w_final %.3f (w_global %.3f from %s evidence%s)',
            r.rank, r.n_candidates, r.node_x, r.w_final, r.w_global, r.fallback,
-           case when r.w_local is null then '; no data in the window, local weight not used'
-                else printf('; window abnormality zeta %.2f, w_local %.3f', r.zeta, r.w_local) end)
-                                as reason
+           case when r.w_local is null then '; no local weight (no data in the window, or window all)'
+                else printf('; window abnormality zeta %.2f, w_local %.3f', r.zeta_local, r.w_local) end)
+                                as reason,
+    r.zeta,
+    r.n_window_days,
+    r.w_prior,
+    r.r_s_signed,
+    r.n_s,
+    r.r_pop_signed,
+    r.n_pop,
+    r.p_prior,
+    r.o_pop,
+    r.i_ind,
+    r.mu_pop,
+    r.sigma_pop,
+    r.mu_s,
+    r.sigma_s,
+    r.w_global,
+    r.fallback,
+    r.m_norm,
+    r.y_open,
+    r.w_local,
+    r.w_final
 from ranked as r
 cross join settings as s
 where r.rank <= s.k_per_primary or include_unselected

@@ -80,44 +80,46 @@ def test_correlations_match_scipy(wh):
     assert n_checked > 50
 
 
+def _varies(v: np.ndarray) -> bool:
+    """At least two values and not all equal (an exact test: a float sd of equal values can be 1e-17)."""
+    ok = v[~np.isnan(v)]
+    return len(ok) >= 2 and np.ptp(ok) > 0
+
+
 def _std(v: np.ndarray) -> np.ndarray:
     """Standardise over the candidates that have a value (sample sd); 0 when sd = 0 or < 2 values."""
     out = np.full(v.shape, np.nan)
     ok = ~np.isnan(v)
-    if ok.sum() >= 2 and np.std(v[ok], ddof=1) > 0:
-        out[ok] = (v[ok] - v[ok].mean()) / np.std(v[ok], ddof=1)
-    else:
-        out[ok] = 0.0
+    out[ok] = (v[ok] - v[ok].mean()) / np.std(v[ok], ddof=1) if _varies(v) else 0.0
     return out
-
-
-def _sd(v: np.ndarray) -> float:
-    ok = ~np.isnan(v)
-    return float(np.std(v[ok], ddof=1)) if ok.sum() >= 2 else float("nan")
 
 
 def _sig(v, g):
     return 1.0 / (1.0 + np.exp(-g * v))
 
 
-def hbm_weights(w_prior, fz_pop, se_pop, fz_s, se_s):
-    """Independent numpy implementation of DESIGN.md §6 for one (subject, x) candidate set."""
+def hbm_weights(w_prior, fz_pop, se_pop, fz_s, se_s) -> dict:
+    """Independent numpy implementation of DESIGN.md §6 for one (subject, x) candidate set.
+
+    Returns arrays p, o, i, mu_pop, mu_s, w_global (NaN where the SQL has NULL) and the fallbacks."""
+    n = len(w_prior)
     p = _sig(_std(w_prior), GAMMA)
     o = _sig(_std(fz_pop), GAMMA)
     i = _sig(_std(fz_s), GAMMA)
-    sd_pop, sd_s = _sd(fz_pop), _sd(fz_s)
-    v = np.full(len(p), np.nan)
-    u = np.full(len(p), np.nan)
-    if not math.isnan(sd_pop) and sd_pop > 0:
-        v = ALPHA_POP * (se_pop / sd_pop * o * (1 - o)) ** 2
-    if not math.isnan(sd_s) and sd_s > 0:
-        u = ALPHA_IND * (se_s / sd_s * i * (1 - i)) ** 2
+    v = np.full(n, np.nan)
+    u = np.full(n, np.nan)
+    if _varies(fz_pop):
+        v = ALPHA_POP * (se_pop / np.nanstd(fz_pop, ddof=1) * o * (1 - o)) ** 2
+    if _varies(fz_s):
+        u = ALPHA_IND * (se_s / np.nanstd(fz_s, ddof=1) * i * (1 - i)) ** 2
     has_v = ~np.isnan(v)
+    out = {"p": p, "o": o, "i": i, "mu_pop": np.full(n, np.nan), "mu_s": np.full(n, np.nan)}
     if not has_v.any():
-        return p, ["prior"] * len(p)
+        out["w"], out["fallback"] = p.copy(), ["prior"] * n
+        return out
     q = ALPHA_PRIOR * np.mean(v[has_v] / ALPHA_POP)
-    w, fb = np.empty(len(p)), []
-    for k in range(len(p)):
+    w, fb = np.empty(n), []
+    for k in range(n):
         if has_v[k]:
             s_pop = 1 / (1 / q + 1 / v[k])
             mu_pop = s_pop * (p[k] / q + o[k] / v[k])
@@ -128,6 +130,7 @@ def hbm_weights(w_prior, fz_pop, se_pop, fz_s, se_s):
             mu_s = s_s * (mu_pop / s_pop + i[k] / u[k])
         else:
             mu_s = mu_pop
+        out["mu_pop"][k], out["mu_s"][k] = mu_pop, mu_s
         if not np.isnan(fz_s[k]):
             w[k], f = mu_s, "individual"
         elif not np.isnan(fz_pop[k]):
@@ -135,37 +138,54 @@ def hbm_weights(w_prior, fz_pop, se_pop, fz_s, se_s):
         else:
             w[k], f = p[k], "prior"
         fb.append(f)
-    return w, fb
+    out["w"], out["fallback"] = w, fb
+    return out
 
 
-def test_w_global_matches_numpy_for_two_subjects(wh):
-    ew, edges, ind, pop = wh["ew"], wh["edges"], wh["ind"], wh["pop"]
-    metrics = set(wh["all_metrics"])
-    subjects = sorted(ew["subject_id"].unique())[:2]
-    assert len(subjects) == 2
+def test_edge_weights_match_numpy_for_every_subject(built_db):
+    """Every row and stage column of edge_weights, all datasets and subjects, against hbm_weights."""
+    con = duckdb.connect(str(built_db), read_only=True)
+    try:
+        ew = con.sql("select * from edge_weights").df()
+        edges = con.sql("select * from edges").df()
+        ind = con.sql("select * from correlations_individual").df()
+        pop = con.sql("select * from correlations_population").df()
+        data = con.sql("select distinct dataset, metric_id from metric_values").df()
+        subjects = con.sql("select distinct dataset, subject_id from metric_values").df()
+    finally:
+        con.close()
     both = pd.concat([edges.rename(columns={"node_a": "x", "node_b": "y"}),
                       edges.rename(columns={"node_b": "x", "node_a": "y"})])
-    n_checked = 0
-    for subject in subjects:
-        for x, cand in both[both["y"].isin(metrics)].groupby("x"):
-            cand = cand.sort_values("y")
-            key = [tuple(sorted((x, y))) for y in cand["y"]]
+    pop_idx = pop.set_index(["dataset", "node_a", "node_b"])
+    ind_idx = ind.set_index(["subject_id", "node_a", "node_b"])
+    ew_idx = ew.set_index(["subject_id", "node_x", "node_y"]).sort_index()
+    n_rows = 0
+    for dataset, subj in subjects.groupby("dataset"):
+        metrics = set(data.loc[data.dataset == dataset, "metric_id"])
+        cands = both[both["y"].isin(metrics)]
+        for subject in subj["subject_id"]:
+            for x, cand in cands.groupby("x"):
+                cand = cand.sort_values("y")
+                keys = [tuple(sorted((x, y))) for y in cand["y"]]
 
-            def lookup(table, col):
-                idx = table.set_index(["node_a", "node_b"])[col]
-                return np.array([float(idx.get(k, np.nan)) if k in idx.index else np.nan for k in key])
+                def col(idx, prefix, name):
+                    return np.array([idx[name].get((*prefix, *k), np.nan) for k in keys], dtype=float)
 
-            ind_s = ind[ind.subject_id == subject]
-            w, fb = hbm_weights(
-                cand["w_prior"].to_numpy(dtype=float),
-                lookup(pop, "fisher_z"), lookup(pop, "fisher_se"),
-                lookup(ind_s, "fisher_z"), lookup(ind_s, "fisher_se"),
-            )
-            got = ew[(ew.subject_id == subject) & (ew.node_x == x)].set_index("node_y").loc[cand["y"]]
-            assert np.allclose(got["w_global"].to_numpy(), w, rtol=0, atol=TOL), (subject, x)
-            assert list(got["fallback"]) == fb, (subject, x)
-            n_checked += len(w)
-    assert n_checked > 100
+                res = hbm_weights(cand["w_prior"].to_numpy(dtype=float),
+                                  col(pop_idx, (dataset,), "fisher_z"), col(pop_idx, (dataset,), "fisher_se"),
+                                  col(ind_idx, (subject,), "fisher_z"), col(ind_idx, (subject,), "fisher_se"))
+                got = ew_idx.loc[(subject, x)].loc[cand["y"]]
+                assert len(got) == len(cand), (subject, x)
+                for name, column in (("p", "p_prior"), ("o", "o_pop"), ("i", "i_ind"), ("mu_pop", "mu_pop"),
+                                     ("mu_s", "mu_s"), ("w", "w_global")):
+                    a = got[column].to_numpy(dtype=float)
+                    assert np.array_equal(np.isnan(a), np.isnan(res[name])), (subject, x, column)
+                    ok = ~np.isnan(a)
+                    assert np.allclose(a[ok], res[name][ok], rtol=0, atol=TOL), (subject, x, column)
+                assert list(got["fallback"]) == res["fallback"], (subject, x)
+                n_rows += len(cand)
+    assert n_rows == len(ew)      # no row more, no row less than C(x) for every subject and x
+    assert n_rows > 5000
 
 
 def test_every_pair_of_metrics_with_data_was_judged(built_db):

@@ -20,18 +20,24 @@ def _make_fixture(db):
     con = duckdb.connect(str(db))
     con.execute("""
         create table edge_weights (dataset varchar, subject_id varchar, node_x varchar, node_y varchar,
-            w_prior double, w_global double, fallback varchar, r_s_signed double, r_pop_signed double)""")
+            w_prior double, w_global double, fallback varchar, r_s_signed double, r_pop_signed double,
+            n_s integer, n_pop integer, p_prior double, o_pop double, i_ind double, mu_pop double,
+            sigma_pop double, mu_s double, sigma_s double)""")
     rows = [
         # primary a: five candidates; b and c tie on w_global
         ("a", "b", 0.5), ("a", "c", 0.5), ("a", "d", 0.7), ("a", "e", 0.6), ("a", "f", 0.2),
         # primary f: three candidates (a is a primary when both are asked)
         ("f", "a", 0.2), ("f", "b", 0.3), ("f", "c", 0.4),
+        # primary g: two candidates with identical data (all zeta equal); primary j: one candidate
+        ("g", "h", 0.4), ("g", "i", 0.6), ("j", "h", 0.3),
     ]
     for x, y, w in rows:
-        con.execute("insert into edge_weights values ('ds', ?, ?, ?, ?, ?, 'prior', null, null)",
-                    [SUBJECT, x, y, w, w])
+        con.execute("insert into edge_weights (dataset, subject_id, node_x, node_y, w_prior, w_global, fallback)"
+                    " values ('ds', ?, ?, ?, ?, ?, 'prior')", [SUBJECT, x, y, w, w])
     # another subject with other weights must not leak in
-    con.execute("insert into edge_weights values ('ds', 'ds:s2', 'a', 'z', 0.9, 0.99, 'prior', null, null)")
+    con.execute("insert into edge_weights (dataset, subject_id, node_x, node_y, w_prior, w_global, fallback)"
+                " values ('ds', 'ds:s2', 'a', 'z', 0.9, 0.99, 'prior')")
+    con.execute("create table nodes as select unnest(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'z']) as metric_id")
     con.execute("create table metric_values (dataset varchar, subject_id varchar, metric_id varchar, day date, value double, value_text varchar)")
     data = {}
     for i in range(20):
@@ -41,6 +47,8 @@ def _make_fixture(db):
         data[("d", day)] = 1 + 0.5 * (i % 2)
         if i < 10:
             data[("e", day)] = 3 + i % 2                      # no data in the 7-day window
+        data[("h", day)] = 2 + (i % 4)
+        data[("i", day)] = 2 + (i % 4)                        # same series as h
     # look-ahead guard: values after T must be ignored
     data[("c", T + timedelta(days=1))] = 1000.0
     for (m, day), v in data.items():
@@ -166,3 +174,41 @@ def test_local_weights_match_independent_computation(con, eta):
         assert order.index("c") < order.index("b")
     else:
         assert order.index("b") < order.index("c")
+
+
+def test_null_and_unknown_ids_are_not_primary_nodes(con):
+    rows = as_dicts(retrieve(con, ["a", None, "not_a_metric"], 0.8))
+    prim = {r["node_id"]: r for r in rows if r["role"] == "primary"}
+    assert set(prim) == {"a", "not_a_metric"}
+    assert prim["a"]["is_selected"] and not prim["not_a_metric"]["is_selected"]
+    assert "unknown metric id" in prim["not_a_metric"]["reason"]
+    # |V_p| = 1, so k_p = floor(0.8 * 5) = 4 neighbours of a
+    assert len([r for r in rows if r["role"] == "neighbour"]) == 4
+
+
+@pytest.mark.parametrize("eta, window, needle", [(1.5, 7, "eta"), (None, 7, "eta"), (0.5, 0, "window_days")])
+def test_bad_arguments_raise(con, eta, window, needle):
+    with pytest.raises(duckdb.Error, match=needle):
+        con.execute("select * from wag_retrieve(?, ['a'], ?, ?, ?)", [SUBJECT, T, window, eta]).fetchall()
+
+
+def test_window_all_reports_zeta_but_gives_no_local_weight(con):
+    rows = as_dicts(retrieve(con, ["a"], 1.0, window=None))
+    b = next(r for r in rows if r["node_id"] == "b")
+    assert b["zeta"] is not None and b["n_window_days"] == 20
+    assert b["w_local"] is None and b["w_final"] == b["w_global"]
+
+
+def test_equal_zetas_and_a_single_candidate(con):
+    # g: h and i have identical series -> equal zeta -> m = 0.5 -> y equal -> standardised 0
+    #    -> w_local = sig(0) = 0.5 -> w_final = 0.5 w_global + 0.25
+    rows = as_dicts(retrieve(con, ["g"], 1.0, include_unselected="true"))
+    got = {r["node_id"]: r for r in rows if r["role"] == "neighbour"}
+    assert got["h"]["m_norm"] == 0.5 and got["i"]["m_norm"] == 0.5
+    assert got["h"]["w_local"] == pytest.approx(0.5) and got["h"]["w_final"] == pytest.approx(0.45)
+    assert got["i"]["w_final"] == pytest.approx(0.55)
+    assert [r["node_id"] for r in rows if r["role"] == "neighbour"] == ["i", "h"]
+    # j: a single candidate -> fewer than 2 values -> standardised 0 -> w_local 0.5
+    rows = as_dicts(retrieve(con, ["j"], 1.0))
+    h = next(r for r in rows if r["node_id"] == "h")
+    assert h["w_local"] == pytest.approx(0.5) and h["w_final"] == pytest.approx(0.5 * 0.3 + 0.25)

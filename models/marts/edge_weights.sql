@@ -64,12 +64,15 @@ moments as (
         avg(w_prior)         over gx as mean_prior,
         stddev_samp(w_prior) over gx as sd_prior,
         count(w_prior)       over gx as k_prior,
+        max(w_prior) over gx > min(w_prior) over gx as prior_varies,
         avg(fz_pop)          over gx as mean_fz_pop,
         stddev_samp(fz_pop)  over gx as sd_fz_pop,
         count(fz_pop)        over gx as k_fz_pop,
+        max(fz_pop) over gx > min(fz_pop) over gx as pop_varies,
         avg(fz_s)            over gx as mean_fz_s,
         stddev_samp(fz_s)    over gx as sd_fz_s,
-        count(fz_s)          over gx as k_fz_s
+        count(fz_s)          over gx as k_fz_s,
+        max(fz_s) over gx > min(fz_s) over gx as ind_varies
     from observed
     window gx as (partition by dataset, subject_id, node_x)
 ),
@@ -77,22 +80,23 @@ moments as (
 standardised as (
     select
         *,
-        case when k_prior >= 2 and sd_prior > 0 then (w_prior - mean_prior) / sd_prior else 0 end as z_prior,
+        -- "sd = 0" is tested as max = min: exact on every engine, unlike a float sd of equal values
+        case when k_prior >= 2 and prior_varies then (w_prior - mean_prior) / sd_prior else 0 end as z_prior,
         case when fz_pop is null then null
-             when k_fz_pop >= 2 and sd_fz_pop > 0 then (fz_pop - mean_fz_pop) / sd_fz_pop else 0 end as z_pop,
+             when k_fz_pop >= 2 and pop_varies then (fz_pop - mean_fz_pop) / sd_fz_pop else 0 end as z_pop,
         case when fz_s is null then null
-             when k_fz_s >= 2 and sd_fz_s > 0 then (fz_s - mean_fz_s) / sd_fz_s else 0 end as z_ind,
-        k_fz_pop >= 2 and sd_fz_pop > 0 as pop_variance_defined,
-        k_fz_s   >= 2 and sd_fz_s   > 0 as ind_variance_defined
+             when k_fz_s >= 2 and ind_varies then (fz_s - mean_fz_s) / sd_fz_s else 0 end as z_ind,
+        coalesce(k_fz_pop >= 2 and pop_varies, false) as pop_variance_defined,
+        coalesce(k_fz_s   >= 2 and ind_varies, false) as ind_variance_defined
     from moments
 ),
 
 squashed as (
     select
         *,
-        1.0 / (1.0 + exp(-{{ gamma }} * z_prior))  as p_prior,
-        1.0 / (1.0 + exp(-{{ gamma }} * z_pop))    as o_pop,
-        1.0 / (1.0 + exp(-{{ gamma }} * z_ind))    as i_ind
+        1.0 / (1.0 + exp(-({{ gamma }}) * z_prior))  as p_prior,
+        1.0 / (1.0 + exp(-({{ gamma }}) * z_pop))    as o_pop,
+        1.0 / (1.0 + exp(-({{ gamma }}) * z_ind))    as i_ind
     from standardised
 ),
 
@@ -181,5 +185,8 @@ select
         when r_s is not null then 'individual'
         when r_pop is not null then 'population'
         else 'prior'
-    end as fallback
+    end as fallback,
+    -- ablation weightings of experiment G (DESIGN.md §6): where o or i is NULL, fall back to p
+    coalesce(o_pop, p_prior) as w_pop_ablation,
+    coalesce(i_ind, p_prior) as w_ind_ablation
 from stage_individual
