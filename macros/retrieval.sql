@@ -3,7 +3,8 @@
   Creates two DuckDB table macros in the warehouse.
 
   wag_node_window(subject, ref_day, window_days): one row per metric the subject has up to ref_day,
-  with the usual level (mean, sample sd over every day <= ref_day: no look-ahead), the window
+  with the usual level (mean, sample sd over every day <= ref_day: no look-ahead), its last day
+  with data up to ref_day (last_day), the window
   [ref_day - window_days + 1, ref_day] (NULL = every day <= ref_day): days with data, mean, min,
   max, zeta = mean |v - mu| / sd (DESIGN.md §4, §7), and the daily values. It is the single
   definition of the window statistics, used by wag_retrieve and by the CLI.
@@ -52,7 +53,7 @@ history as (
 ),
 usual as (
     select metric_id, avg(value) as usual_mean, stddev_samp(value) as usual_sd,
-           count(value) as n_history_days
+           count(value) as n_history_days, max(day) as last_day
     from history
     group by metric_id
 ),
@@ -69,6 +70,7 @@ select
     u.n_history_days,
     u.usual_mean,
     u.usual_sd,
+    u.last_day,
     count(w.day)                 as n_window_days,
     avg(w.value)                 as window_mean,
     min(w.value)                 as window_min,
@@ -78,7 +80,7 @@ select
         filter (where w.day is not null) as daily
 from usual as u
 left join in_window as w using (metric_id)
-group by u.metric_id, u.n_history_days, u.usual_mean, u.usual_sd;
+group by u.metric_id, u.n_history_days, u.usual_mean, u.usual_sd, u.last_day;
 
 create or replace macro {{ edge_weights_relation.schema }}.wag_retrieve(
     subject, metrics, ref_day, window_days, eta,

@@ -52,7 +52,7 @@ def fmt(value: float | None, unit: str = "") -> str:
     if is_clock_unit(unit):
         m = int(round(value)) % 1440
         return f"{m // 60:02d}:{m % 60:02d}"
-    if abs(value) >= 100:
+    if abs(value) >= 100 or (value == int(value) and abs(value) < 1e15):
         text = f"{value:,.0f}"
     elif abs(value) >= 1 or value == 0:
         text = f"{value:.1f}"
@@ -100,6 +100,10 @@ def measurement_note(node: Node) -> str | None:
 def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3) -> list[str]:
     """Sentences about a node's data in the window (numbers from the warehouse, nothing invented)."""
     d = node.data
+    if node.category == "Demographic" and d.daily:
+        last = d.daily[-1]
+        shown = last.get("value_text") or fmt(last.get("value"), node.unit)
+        return [f"{node.name}: {shown} (profile)."]
     if node.data_kind == "text" or (d.n_window_days and d.window_mean is None):
         texts = [f"{r['day']}: {r['value_text']}" for r in d.daily if r.get("value_text")]
         if not texts:
@@ -108,9 +112,13 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3) -> list[s
         return [f"{len(texts)} {_lc(node.name)} entr{'y' if len(texts) == 1 else 'ies'} in {window_phrase(sg)}: {shown}."]
     if d.n_window_days == 0:
         if d.n_history_days == 0:
-            return [f"There is no {_lc(node.name)} data for you up to {sg.reference_day.isoformat()}."]
-        return [f"No {_lc(node.name)} data in {window_phrase(sg)} "
-                f"(your usual level from {d.n_history_days} earlier days: {fmt(d.usual_mean, node.unit)})."]
+            return [f"You have no {_lc(node.name)} data recorded up to {sg.reference_day.isoformat()} "
+                    "(your device or dataset may not measure it)."]
+        last = f"; the last value is from {d.last_day.isoformat()} (ask with --as-of {d.last_day.isoformat()})" \
+            if d.last_day else ""
+        return [f"No {_lc(node.name)} data in {window_phrase(sg)}{last}. "
+                f"Your usual level from {d.n_history_days} earlier day{'' if d.n_history_days == 1 else 's'}: "
+                f"{fmt(d.usual_mean, node.unit)}."]
     out = []
     days_word = "day" if (sg.window_days or d.n_window_days) == 1 else "days"
     span = "" if sg.window_days is None else f" of {sg.window_days}"
@@ -158,7 +166,13 @@ def offline_answer(question: str, sg: Subgraph) -> Answer:
             lines.append(f"  How it is measured here: {note}")
         if sg.method != "base" and p.normal_range:
             lines.append(f"  General guidance: {p.normal_range}")
-    neigh = sg.neighbours
+    neigh, seen = [], {}
+    for n in sg.neighbours:                     # a neighbour of two primaries is described once
+        if n.metric_id in seen:
+            seen[n.metric_id].append(n.primary_node)
+            continue
+        seen[n.metric_id] = [n.primary_node]
+        neigh.append(n)
     if neigh:
         lines.append("")
         lines.append("Related metrics the graph retrieved (ranked by w_final):")
@@ -172,7 +186,8 @@ def offline_answer(question: str, sg: Subgraph) -> Answer:
                 why.append("prior knowledge")
             if n.w_local is not None:
                 why.append("unusual in this window" if (n.data.zeta or 0) >= 1 else "its window level")
-            lines.append(f"* {n.name} — related to {n.primary_node} (w_final {n.w_final:.2f}; {', '.join(why)}).")
+            lines.append(f"* {n.name} — related to {' and '.join(seen[n.metric_id])} "
+                         f"(w_final {n.w_final:.2f}; {', '.join(why)}).")
             if n.relationship:
                 lines.append(f"  Why it matters: {n.relationship}")
             for s in describe_node_data(n, sg, max_days=2):

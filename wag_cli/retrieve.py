@@ -42,6 +42,7 @@ class NodeData:
     n_history_days: int = 0
     usual_mean: float | None = None
     usual_sd: float | None = None
+    last_day: date | None = None        # last day with data up to the reference day
     n_window_days: int = 0
     window_mean: float | None = None
     window_min: float | None = None
@@ -138,6 +139,7 @@ def _node_data(d: dict) -> NodeData:
         n_history_days=int(d.get("n_history_days") or 0),
         usual_mean=d.get("usual_mean"),
         usual_sd=d.get("usual_sd"),
+        last_day=d.get("last_day"),
         n_window_days=int(d.get("n_window_days") or 0),
         window_mean=d.get("window_mean"),
         window_min=d.get("window_min"),

@@ -1,7 +1,8 @@
 -- One row per (dataset, subject_id, metric_id, day) with the physical-bounds verdict (DESIGN.md §2).
 -- Collapse rule when several raw fields feed one metric on one day: numeric mean, text values
 -- joined ('; ', distinct, sorted). A numeric value outside the catalog's [physical_min, physical_max]
--- is a device error or a sentinel: it is rejected (kept in metric_values_rejected), not loaded.
+-- is a device error or a sentinel: it is rejected (kept in metric_values_rejected), not loaded; so is
+-- a non-numeric cell of a wide export in a numeric metric.
 with collapsed as (
     select
         dataset,
@@ -10,7 +11,8 @@ with collapsed as (
         day,
         avg(value)                                                    as value,
         string_agg(distinct value_text, '; ' order by value_text)     as value_text,
-        string_agg(distinct raw_field, ', ' order by raw_field)       as raw_fields
+        string_agg(distinct raw_field, ', ' order by raw_field)       as raw_fields,
+        bool_or(is_wide)                                              as is_wide
     from {{ ref('int_metric_values__mapped') }}
     where value is not null or nullif(trim(value_text), '') is not null
     group by dataset, subject_id, metric_id, day
@@ -24,6 +26,7 @@ select
     c.value,
     c.value_text,
     c.raw_fields,
+    c.is_wide,
     k.metric_id is not null as is_known_metric,
     case
         when k.metric_id is null then 'metric_id not in metric_catalog'
@@ -32,6 +35,11 @@ select
             then 'below physical_min ' || k.physical_min
         when c.value is not null and k.physical_max is not null and c.value > k.physical_max
             then 'above physical_max ' || k.physical_max
+        -- a wide export's cell that is not a number, in a numeric metric: a typo, not a label
+        -- (native loaders emit labels on purpose: LifeSnaps mood words, demographic buckets)
+        when c.is_wide and c.value is null and k.data_kind = 'numeric'
+             and k.category <> 'Demographic' and c.metric_id <> 'mood'
+            then 'text ' || c.value_text || ' in a numeric metric'
     end as rejection_reason
 from collapsed as c
 left join {{ ref('metric_catalog') }} as k on k.metric_id = c.metric_id

@@ -17,14 +17,15 @@ native as (
         s.day,
         s.raw_field,
         s.value * f.scale + f.value_offset as value,
-        s.value_text
+        s.value_text,
+        false as is_wide
     from staged as s
     inner join {{ ref('int_raw_field_map') }} as f
         on f.dataset = s.dataset and f.raw_field = s.raw_field
 ),
 
 wide as (
-    select dataset, subject_id, metric_id, day, raw_field, value, value_text
+    select dataset, subject_id, metric_id, day, raw_field, value, value_text, true as is_wide
     from {{ ref('stg_wide__daily_metrics') }}
 )
 

@@ -7,6 +7,7 @@ select
     coalesce(w.n_history_days, 0) as n_history_days,
     w.usual_mean,
     w.usual_sd,
+    w.last_day,
     coalesce(w.n_window_days, 0)  as n_window_days,
     w.window_mean,
     w.window_min,
