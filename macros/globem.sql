@@ -1,4 +1,4 @@
-{% macro globem_allday_features(sensor, column_prefix, raw_prefix, features, where=none) -%}
+{% macro globem_allday_features(sensor, column_prefix, raw_prefix, features, where=none, derived={}) -%}
 {#-
   GLOBEM RAPIDS feature file -> staging contract rows (DESIGN.md §2; FORMATS.md §3.2).
 
@@ -7,6 +7,7 @@
   raw_prefix     raw_field prefix, e.g. 'screen.phone_screen_rapids_'
   features       RAPIDS feature names; the raw `allday` column '<column_prefix><feature>:allday' is read
   where          optional SQL condition on the raw columns (e.g. a no-wear rule)
+  derived        optional {name: SQL expression} of extra features computed from the raw columns
 
   One row per (subject, day, feature) with a numeric value; empty = missing = no row; (pid, date)
   duplicates across study folders (not observed) are averaged. A file lacking one of the columns
@@ -23,7 +24,10 @@ with raw as (
         trim(pid) as pid,
         cast(strptime(trim("date"), '%Y-%m-%d') as date) as day,
         {%- for f in features %}
-        "{{ column_prefix }}{{ f }}:allday" as "{{ f }}"{{ "," if not loop.last }}
+        "{{ column_prefix }}{{ f }}:allday" as "{{ f }}"{{ "," if not loop.last or derived }}
+        {%- endfor %}
+        {%- for name, expr in derived.items() %}
+        cast({{ expr }} as varchar) as "{{ name }}"{{ "," if not loop.last }}
         {%- endfor %}
     from {{ wag_read_csv(file_glob, csv_opts, required=required) }}
     {%- if where %}
@@ -33,7 +37,7 @@ with raw as (
 
 long as (
     unpivot raw
-    on {% for f in features %}"{{ f }}"{{ ", " if not loop.last }}{% endfor %}
+    on {% for f in features + (derived.keys() | list) %}"{{ f }}"{{ ", " if not loop.last }}{% endfor %}
     into name feature value raw_value
 )
 

@@ -92,3 +92,24 @@
     cast(null as varchar) as value_text
   where false
 {%- endmacro %}
+
+
+{% macro wag_contract_rows(dataset, relation='long', pid_column=none) -%}
+  {#- The final SELECT of a staging model whose last CTE is a long, numeric relation
+      (day, raw_field, value, and subject_id — or a bare participant id in `pid_column`, which is
+      then qualified as '<dataset>:<pid>'): casts to the staging contract (DESIGN.md §2) and drops
+      NULL values (missing = no row). -#}
+select
+    cast('{{ dataset }}' as varchar)    as dataset,
+    {%- if pid_column %}
+    cast('{{ dataset }}:' || {{ pid_column }} as varchar) as subject_id,
+    {%- else %}
+    cast(subject_id as varchar)         as subject_id,
+    {%- endif %}
+    cast(day as date)                   as day,
+    cast(raw_field as varchar)          as raw_field,
+    cast(value as double)               as value,
+    cast(null as varchar)               as value_text
+from {{ relation }}
+where value is not null
+{%- endmacro %}

@@ -23,43 +23,10 @@
   * (pid, date) duplicates across study folders (not observed) are averaged.
 -#}
 {{ config(materialized='table') }}
-{#- Wide RAPIDS CSVs: fixing the dialect skips DuckDB's sniffer (~10x faster on 1000-column files);
-    a table, not a view, so tests and downstream models parse the CSVs once. -#}
-{%- set csv_opts = "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'" -%}
-{%- set call_glob = 'globem/*/FeatureData/call.csv' -%}
 {%- set prefix = 'f_call:phone_calls_rapids_' -%}
-{%- set features = ['incoming_count', 'outgoing_count', 'missed_count',
-                    'incoming_entropyduration', 'outgoing_entropyduration'] -%}
-{%- if wag_files_exist(call_glob) %}
-with raw as (
-    select
-        trim(pid) as pid,
-        cast(strptime(trim("date"), '%Y-%m-%d') as date) as day,
-        {%- for f in features %}
-        "{{ prefix }}{{ f }}:allday" as "{{ f }}",
-        {%- endfor %}
-        cast(try_cast(trim("{{ prefix }}incoming_count:allday") as double)
-             + try_cast(trim("{{ prefix }}outgoing_count:allday") as double) as varchar)
-            as incoming_plus_outgoing_count
-    from {{ wag_read_csv(call_glob, csv_opts) }}
-),
-
-long as (
-    unpivot raw
-    on {% for f in features %}"{{ f }}", {% endfor %}incoming_plus_outgoing_count
-    into name feature value raw_value
-)
-
-select
-    'globem' as dataset,
-    'globem:' || pid as subject_id,
-    day,
-    'call.phone_calls_rapids_' || feature as raw_field,
-    avg(try_cast(trim(raw_value) as double)) as value,
-    cast(null as varchar) as value_text
-from long
-where try_cast(trim(raw_value) as double) is not null
-group by pid, day, feature
-{%- else %}
-{{ wag_empty_raw() }}
-{%- endif %}
+{{ globem_allday_features('call', prefix, 'call.phone_calls_rapids_',
+                           ['incoming_count', 'outgoing_count', 'missed_count',
+                            'incoming_entropyduration', 'outgoing_entropyduration'],
+                           derived={'incoming_plus_outgoing_count':
+                               'try_cast(trim("' ~ prefix ~ 'incoming_count:allday") as double) + '
+                               ~ 'try_cast(trim("' ~ prefix ~ 'outgoing_count:allday") as double)'}) }}

@@ -122,14 +122,7 @@ long as (
     into name raw_field value value
 )
 
-select
-    'ifh_affect'                as dataset,
-    subject_id,
-    day,
-    cast(raw_field as varchar)  as raw_field,
-    cast(value as double)       as value,
-    cast(null as varchar)       as value_text
-from long
+{{ wag_contract_rows('ifh_affect', 'long') }}
 
 {% else %}
 {{ wag_empty_raw() }}

@@ -177,15 +177,7 @@ long as (
     select pid, day, 'sleep.levels.asleep_midpoint', midpoint_minutes from asleep_midpoint
 )
 
-select
-    cast('pmdata' as varchar) as dataset,
-    cast('pmdata:' || pid as varchar) as subject_id,
-    cast(day as date) as day,
-    cast(raw_field as varchar) as raw_field,
-    cast(value as double) as value,
-    cast(null as varchar) as value_text
-from long
-where value is not null
+{{ wag_contract_rows('pmdata', 'long', pid_column='pid') }}
 {%- else %}
 {{ wag_empty_raw() }}
 {%- endif %}
