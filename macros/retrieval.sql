@@ -73,6 +73,8 @@ select
     u.last_day,
     count(w.day)                 as n_window_days,
     avg(w.value)                 as window_mean,
+    -- window mean against the usual level, in usual standard deviations (NULL when sd is 0/undefined)
+    case when u.usual_sd > 0 then (avg(w.value) - u.usual_mean) / u.usual_sd end as window_dev_sd,
     min(w.value)                 as window_min,
     max(w.value)                 as window_max,
     avg(w.z)                     as zeta,

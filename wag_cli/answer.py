@@ -79,10 +79,8 @@ def compare_to_usual(node: Node) -> str | None:
     d = node.data
     if d.window_mean is None or d.usual_mean is None:
         return None
-    if not d.usual_sd:
-        return "about your usual level"
-    dev = (d.window_mean - d.usual_mean) / d.usual_sd
-    if abs(dev) < USUAL_BAND_SD:
+    dev = d.window_dev_sd                      # computed by wag_node_window
+    if dev is None or abs(dev) < USUAL_BAND_SD:
         return "about your usual level"
     return f"{'above' if dev > 0 else 'below'} your usual level ({dev:+.1f} SD)"
 

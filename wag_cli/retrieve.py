@@ -45,6 +45,7 @@ class NodeData:
     last_day: date | None = None        # last day with data up to the reference day
     n_window_days: int = 0
     window_mean: float | None = None
+    window_dev_sd: float | None = None  # (window mean - usual mean) / usual sd, from wag_node_window
     window_min: float | None = None
     window_max: float | None = None
     zeta: float | None = None
@@ -142,6 +143,7 @@ def _node_data(d: dict) -> NodeData:
         last_day=d.get("last_day"),
         n_window_days=int(d.get("n_window_days") or 0),
         window_mean=d.get("window_mean"),
+        window_dev_sd=d.get("window_dev_sd"),
         window_min=d.get("window_min"),
         window_max=d.get("window_max"),
         zeta=d.get("zeta"),
