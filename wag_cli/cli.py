@@ -28,6 +28,11 @@ app = typer.Typer(
 graph_app = typer.Typer(help="Inspect the knowledge graph.", no_args_is_help=True)
 app.add_typer(graph_app, name="graph")
 
+from .eval.app import eval_app  # noqa: E402
+from .eval import commands  # noqa: E402,F401  (registers the `wag eval` commands)
+
+app.add_typer(eval_app, name="eval")
+
 def _console(stderr: bool = False) -> Console:
     """Rich console; when output is piped (no terminal, no COLUMNS) tables get 160 columns, not 80."""
     stream = sys.stderr if stderr else sys.stdout
