@@ -1,26 +1,41 @@
-"""Explicit dates and 'N units ago' in a question (QueryParse, DESIGN.md §8).
+"""Periods named in a question (QueryParse, DESIGN.md §8 "Periods").
 
-The relative phrases of the labelled set ("this week", "yesterday", "past 14 days") are handled by
-``parse.parse_window``; this module adds the absolute ones a user also types:
+A period is a closed range of calendar days ``[start, end]``: the reference day t^q is ``end`` and the
+window k^q is ``end - start + 1`` days (``start`` None = every day on record up to ``end``, window
+"all"). The rolling phrases of the labelled set ("this week", "yesterday", "past 14 days") are read by
+``parse.parse_window``; this module resolves the absolute and calendar ones:
 
-* an ISO date ``2024-03-05``, ``March 5``, ``5 March``, ``March 5th, 2024`` -> that day, window 1
-* a month ``in February``, ``February 2024``, ``during March`` -> the month, window = its length,
-  reference day = its last day
-* ``3 days ago`` -> that day (window 1); ``2 weeks ago`` -> the week ending 14 days before the
-  reference day (window 7); ``a month ago`` -> the 30 days ending 30 days earlier.
+* ``between D1 and D2``, ``from D1 to D2`` (also "until", "through", "till") -> exactly [D1, D2];
+* an ISO date ``2024-03-05``, ``March 5``, ``5 March``, ``March 5th, 2024`` -> that day;
+* ``since Monday`` -> the last Monday <= as-of, to as-of; ``since D`` -> [D, as-of];
+* ``this month`` -> the 1st of as-of's month to as-of;
+* ``in March``, ``March 2024``, ``during March`` -> that month, ending on its last day or as-of,
+  whichever is earlier;
+* ``3 days ago`` -> that day; ``2 weeks ago`` -> the week ending 14 days before as-of;
+  ``a month ago`` -> the 30 days ending 30 days earlier.
 
 A date without a year takes the as-of year, or the year before when that would lie after as-of.
+
+Two periods side by side (Comparative Insight) come from :func:`comparison_periods`:
+"this week vs last week" (the period and the equally long one just before it; "this month vs last
+month" = the calendar months), "weekends vs weekdays" (the period's days split by day of week) and
+"before/after D" (days before D vs days from D to as-of).
+
+Errors a user can cause (a range that ends before it starts, an impossible date) raise ``ValueError``
+with a one-line reason; the CLI turns it into a UsageError.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 MONTHS["sept"] = 9
+WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}   # monday = 0
 _MONTH = r"(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(\d{4})"
@@ -28,6 +43,57 @@ _WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
           "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "couple of": 2}
 _N = r"(\d+|" + "|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True)) + r")"
 _UNIT = {"day": 1, "night": 1, "week": 7, "month": 30}
+
+#: One date, in any of the accepted spellings (groups: iso y, m, d | month, day, year | day, month, year).
+_DATE = (rf"(?:(\d{{4}})-(\d{{2}})-(\d{{2}})"
+         rf"|{_MONTH} {_DAY}(?:,? {_YEAR})?"
+         rf"|{_DAY} (?:of )?{_MONTH}(?:,? {_YEAR})?)")
+_RANGE = re.compile(rf"\b(?:between|from) (?:the )?{_DATE} (?:and|to|until|till|through|thru|-) (?:the )?{_DATE}\b")
+_ALL_ISO = (1, 2, 3, 4, 5, 6, 7)
+WEEKEND = (6, 7)                     # ISO day of week: Saturday, Sunday
+WEEKDAY = (1, 2, 3, 4, 5)
+
+
+@dataclass(frozen=True)
+class Period:
+    """A closed range of days ``[start, end]`` (``start`` None = from the first day on record).
+
+    ``label`` is the phrase the answer uses ("this week", "weekends"); ``iso_days`` restricts the
+    range to ISO days of the week (1 = Monday .. 7 = Sunday), all days by default.
+    """
+
+    start: date | None
+    end: date
+    label: str = ""
+    iso_days: tuple[int, ...] = _ALL_ISO
+
+    @property
+    def window_days(self) -> int | None:
+        """Calendar days in the range (``None`` = all history)."""
+        return None if self.start is None else (self.end - self.start).days + 1
+
+    def describe(self) -> str:
+        """'2020-01-01 to 2020-01-15 (15 days)', 'all days up to 2020-01-15', '2020-01-15'."""
+        days = "" if self.iso_days == _ALL_ISO else (
+            " weekend days" if self.iso_days == WEEKEND else " weekdays" if self.iso_days == WEEKDAY else " selected days")
+        if self.start is None:
+            return f"all{days or ' days'} up to {self.end.isoformat()}"
+        if self.start == self.end:
+            return self.end.isoformat()
+        n = self.window_days
+        return f"{self.start.isoformat()} to {self.end.isoformat()} ({n} days{', ' + days.strip() + ' only' if days else ''})"
+
+    def to_json(self) -> dict:
+        """``{"label", "start" (ISO or None), "end", "days" (int or "all"), "iso_days"}``."""
+        return {"label": self.label, "start": self.start.isoformat() if self.start else None,
+                "end": self.end.isoformat(), "days": "all" if self.window_days is None else self.window_days,
+                "iso_days": list(self.iso_days)}
+
+
+def rolling(end: date, window_days: int | None, label: str = "") -> Period:
+    """The ``window_days`` days ending on ``end`` (None = all days up to ``end``)."""
+    start = None if window_days is None else end - timedelta(days=int(window_days) - 1)
+    return Period(start, end, label)
 
 
 def _year_for(month: int, day: int, as_of: date) -> int:
@@ -38,35 +104,133 @@ def _year_for(month: int, day: int, as_of: date) -> int:
     return as_of.year if candidate <= as_of else as_of.year - 1
 
 
-def explicit_period(question: str, as_of: date) -> tuple[int, date, str] | None:
-    """``(window_days, reference_day, phrase)`` for an explicit date in the question, else None."""
+def _date_from(groups: tuple, as_of: date) -> date:
+    """A date from the 9 groups of :data:`_DATE`; ``ValueError`` for an impossible one."""
+    iy, im, idd, m1, d1, y1, d2, m2, y2 = groups
+    try:
+        if iy:
+            return date(int(iy), int(im), int(idd))
+        month, day, year = (MONTHS[m1], int(d1), y1) if m1 else (MONTHS[m2], int(d2), y2)
+        return date(int(year) if year else _year_for(month, day, as_of), month, day)
+    except ValueError:
+        raise ValueError(f"{' '.join(g for g in groups if g)!r} is not a calendar date") from None
+
+
+def find_dates(question: str, as_of: date) -> list[tuple[int, date, str]]:
+    """Every date written in the question: ``[(position, date, text)]`` in order of appearance."""
     q = question.lower()
-    m = re.search(r"\b(\d{4})-(\d{2})-(\d{2})\b", q)
+    return [(m.start(), _date_from(m.groups(), as_of), m.group(0)) for m in re.finditer(rf"\b{_DATE}\b", q)]
+
+
+def _month_period(month: int, year: int, as_of: date, label: str) -> Period:
+    last = date(year, month, calendar.monthrange(year, month)[1])
+    return Period(date(year, month, 1), min(last, as_of) if date(year, month, 1) <= as_of else last, label)
+
+
+def resolve_period(question: str, as_of: date) -> Period | None:
+    """The explicit or calendar period of the question (module docstring), else None.
+
+    ``ValueError`` for a range ending before it starts or an impossible date.
+    """
+    q = " ".join(question.lower().replace(",", ", ").split())
+    q = re.sub(r" ,", ",", q)
+    m = _RANGE.search(q)
     if m:
-        try:
-            return 1, date(int(m[1]), int(m[2]), int(m[3])), m[0]
-        except ValueError:
-            return None
-    for pat, order in ((rf"\b{_MONTH} {_DAY}(?:,? {_YEAR})?\b", "md"), (rf"\b{_DAY} (?:of )?{_MONTH}(?:,? {_YEAR})?\b", "dm")):
-        m = re.search(pat, q)
-        if m:
-            month_s, day_s = (m[1], m[2]) if order == "md" else (m[2], m[1])
-            month, day = MONTHS[month_s], int(day_s)
-            year = int(m[3]) if m[3] else _year_for(month, day, as_of)
-            try:
-                return 1, date(year, month, day), m[0]
-            except ValueError:
-                return None
+        g = m.groups()
+        d1, d2 = _date_from(g[:9], as_of), _date_from(g[9:], as_of)
+        if d2 < d1 and not any(g[i] for i in (0, 5, 8, 9, 14, 17)):   # no years written: D2 is next year
+            d2 = date(d2.year + 1, d2.month, d2.day)
+        if d2 < d1:
+            raise ValueError(f"the period {m.group(0)!r} ends before it starts")
+        return Period(d1, d2, m.group(0))
+    m = re.search(r"\bsince (?:last )?(" + "|".join(WEEKDAYS) + r")\b", q)
+    if m:
+        back = (as_of.weekday() - WEEKDAYS[m[1]]) % 7
+        return Period(as_of - timedelta(days=back), as_of, m.group(0))
+    m = re.search(rf"\bsince (?:the )?{_DATE}", q)
+    if m:
+        d = _date_from(m.groups(), as_of)
+        if d > as_of:
+            raise ValueError(f"{m.group(0)!r} starts after the reference day {as_of.isoformat()}")
+        return Period(d, as_of, m.group(0))
+    m = re.search(rf"\bsince {_MONTH}(?: {_YEAR})?\b(?! \d)", q)
+    if m:
+        month = MONTHS[m[1]]
+        year = int(m[2]) if m[2] else _year_for(month, 1, as_of)
+        return Period(date(year, month, 1), as_of, m.group(0))
+    dates = find_dates(q, as_of)
+    if dates and not re.search(r"\b(before|after)\b", q):
+        _pos, d, text = dates[0]
+        return Period(d, d, text)
+    if re.search(r"\b(this|current) (calendar )?month\b", q):
+        return Period(as_of.replace(day=1), as_of, "this month")
     m = re.search(rf"\b(?:(?:in|during|for|over|throughout) )?{_MONTH} {_YEAR}\b", q) or \
         re.search(rf"\b(?:in|during|for|over|throughout) {_MONTH}\b(?! (?:\d))", q)
     if m and not (m[1] == "may" and not m[0].startswith(("in", "during", "for", "over", "through")) and m.lastindex == 1):
         month = MONTHS[m[1]]
         year = int(m[2]) if m.lastindex and m.lastindex >= 2 and m[2] else _year_for(month, 1, as_of)
-        last = date(year, month, calendar.monthrange(year, month)[1])
-        return calendar.monthrange(year, month)[1], last, m[0]
+        return _month_period(month, year, as_of, m.group(0))
     m = re.search(rf"\b{_N} (day|night|week|month)s? ago\b", q)
     if m:
         n = int(m[1]) if m[1].isdigit() else _WORDS[m[1]]
         unit = _UNIT[m[2]]
-        return unit, as_of - timedelta(days=n * unit), m[0]
+        return rolling(as_of - timedelta(days=n * unit), unit, m.group(0))
+    return None
+
+
+def explicit_period(question: str, as_of: date) -> tuple[int | None, date, str] | None:
+    """``(window_days, reference_day, phrase)`` of :func:`resolve_period`, else None (kept for callers)."""
+    p = resolve_period(question, as_of)
+    return None if p is None else (p.window_days, p.end, p.label)
+
+
+_PREV = (r"(?:(?:last|previous|prior|preceding) (?:week|month|fortnight|\d+ days)|the (?:week|month) before"
+         r"|(?:the )?(?:week|month) before)")
+#: "<versus word> [the] <previous period>" or "this week ... last week": two periods side by side.
+_PREVIOUS = re.compile(rf"\b(?:vs\.?|versus|compared?|comparing|compared (?:to|with)|compare (?:to|with)|than"
+                       rf"|against|relative to|and) (?:to |with )?(?:the |that of |in the |during the )?({_PREV})\b")
+_THIS_VS_LAST = re.compile(rf"\b(?:this|current) (week|month)\b.*\b((?:last|previous|prior) \1)\b")
+
+
+def comparison_periods(question: str, first: Period, as_of: date) -> tuple[str, Period, Period] | None:
+    """``(kind, period_a, period_b)`` when the question sets two periods side by side, else None.
+
+    ``first`` is the question's own period. Kinds:
+
+    * ``weekday_split`` — "weekends vs weekdays": ``first``'s days split by ISO day of week (a
+      question naming no period compares over all history; the caller passes that period);
+    * ``before_after`` — "before/after D": days before D (all history) vs D .. ``first.end``;
+    * ``previous`` — "this week vs last week", "compared with the previous month": ``first`` vs the
+      equally long period just before it ("this month" vs "last month" = the previous calendar month).
+    """
+    q = " ".join(question.lower().split())
+    weekend = re.search(r"\bweekends?\b", q)
+    weekday = re.search(r"\b(weekdays?|work ?days?|week days?|during the week)\b", q)
+    if weekend and weekday:
+        a, b = (WEEKEND, "weekends"), (WEEKDAY, "weekdays")
+        if weekday.start() < weekend.start():
+            a, b = b, a
+        return ("weekday_split", Period(first.start, first.end, a[1], a[0]),
+                Period(first.start, first.end, b[1], b[0]))
+    if re.search(r"\bbefore\b", q) and re.search(r"\bafter\b", q):
+        dates = find_dates(q, as_of)
+        if dates:
+            d = dates[0][1]
+            if d > first.end:
+                raise ValueError(f"{dates[0][2]!r} is after the reference day {first.end.isoformat()}")
+            return ("before_after", Period(None, d - timedelta(days=1), f"before {d.isoformat()}"),
+                    Period(d, first.end, f"from {d.isoformat()}"))
+    m = _PREVIOUS.search(q) or _THIS_VS_LAST.search(q)
+    if m:
+        phrase = m.group(m.lastindex)
+        if first.label == "this month" and "month" in phrase and first.start is not None:
+            prev_end = first.start - timedelta(days=1)
+            return ("previous", first, Period(prev_end.replace(day=1), prev_end, "last month"))
+        if first.start is None:
+            return None
+        n = first.window_days
+        prev_end = first.start - timedelta(days=1)
+        label = phrase if first.label != phrase else f"the {n} days before"
+        current = first if first.label != phrase else Period(first.start, first.end, f"the {n} days ending {first.end.isoformat()}")
+        return ("previous", current, Period(prev_end - timedelta(days=n - 1), prev_end, label))
     return None

@@ -6,7 +6,7 @@ Two paths, same result type (:class:`ParsedQuery`):
   names and aliases (DESIGN.md §9) against normalised n-grams of the question (exact phrases first,
   longest match wins, then a calibrated typo-tolerant fuzzy match, rapidfuzz); the window from
   period phrases (conventions of ``eval/README.md``); the question category from cue phrases with a
-  fixed precedence (:data:`CATEGORY_RULES`); openness = midpoint of the category's range (§10).
+  fixed precedence (:func:`category_rules`, cues in ``data/category_cues.toml``); openness = midpoint of the category's range (§10).
 * :func:`parse` — when a model client is given, one structured-output call (:data:`PARSE_SCHEMA`);
   the reply is validated and, on any failure, the offline parse is returned with ``fallback_reason``.
 
@@ -30,7 +30,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from .catalog import Metric, load_catalog
 from .categories import CATEGORY_OPENNESS
-from .dates import explicit_period
+from .dates import Period, comparison_periods, resolve_period, rolling
 from .prompts import parse_schema
 
 # --------------------------------------------------------------------------- categories (§10)
@@ -58,6 +58,12 @@ class ParsedQuery:
     (``{"phrase", "metric_id", "score", "how"}``; score 100 = exact); ``source``: ``offline`` or
     ``model``; ``fallback_reason``: why the model reply was not used (``None`` if it was, or no
     model was asked); ``dropped_metrics``: unknown ids the model proposed.
+
+    Question shape (DESIGN.md §8 "Periods"): ``period`` is the resolved range ``[start, end]`` with
+    ``end = reference_day`` and ``window_days = end - start + 1`` (``start`` None = all history);
+    ``comparison`` is ``(kind, period_a, period_b)`` for two periods side by side
+    (:func:`wag_cli.dates.comparison_periods`), else None; ``intent`` is what the answer must
+    contain (:data:`INTENTS`); ``display_unit`` is the unit the question asks in ("hours") or None.
     """
 
     question: str
@@ -71,9 +77,21 @@ class ParsedQuery:
     source: str = "offline"
     fallback_reason: str | None = None
     dropped_metrics: list[str] = field(default_factory=list)
+    period: Period | None = None
+    comparison: tuple[str, Period, Period] | None = None
+    intent: str = "lookup"
+    display_unit: str | None = None
+
+    @property
+    def resolved_period(self) -> Period:
+        """``period``, or the rolling window ending on the reference day when none was set."""
+        return self.period or rolling(self.reference_day, self.window_days)
 
     def to_json(self) -> dict:
-        """JSON-ready dict: ``window_days`` is an int or ``"all"``, ``reference_day`` ISO text."""
+        """JSON-ready dict: ``window_days`` is an int or ``"all"``, days ISO text; ``period_start``
+        is None for all history; ``comparison`` is ``{"kind", "a", "b"}`` (periods as
+        :meth:`Period.to_json`) or None."""
+        per = self.resolved_period
         out = {
             "metrics": list(self.metrics),
             "window_days": "all" if self.window_days is None else self.window_days,
@@ -83,6 +101,13 @@ class ParsedQuery:
             "ref_offset": self.ref_offset,
             "matches": [dict(m) for m in self.matches],
             "source": self.source,
+            "period_start": per.start.isoformat() if per.start else None,
+            "period_end": per.end.isoformat(),
+            "period_label": per.label,
+            "comparison": None if self.comparison is None else {
+                "kind": self.comparison[0], "a": self.comparison[1].to_json(), "b": self.comparison[2].to_json()},
+            "intent": self.intent,
+            "display_unit": self.display_unit,
         }
         if self.fallback_reason:
             out["fallback_reason"] = self.fallback_reason
@@ -460,8 +485,6 @@ def parse_window(question: str, mask: Iterable[tuple[int, int]] = ()) -> tuple[i
 
 # --------------------------------------------------------------------------- category
 
-_NOT_PANAS = r"(?<!positive )(?<!negative )"
-
 #: Precedence order (first category with a matching cue wins; no cue -> Data Retrieval):
 #:   1 Metric Relationships (correlate, relationship, relate, link, affect, impact, influence)
 #:   2 Anomaly Detection    (unusual, abnormal, anomal-, spike, outlier, sudden)
@@ -470,89 +493,33 @@ _NOT_PANAS = r"(?<!positive )(?<!negative )"
 #:   5 Exploratory Analysis (why, do you think, what is going on)
 #:   6 Comparative Insight  (compare, vs, than last/usual, improved, guidelines)
 #:   7 Trend Analysis       (trend, over time, pattern, go up/down, increase, change, vary)
-#:   8 Exploratory Analysis (insights, how is/was my..., tell me about, stands out)
+#:   8 Exploratory Analysis (insights, how is/was my..., how did I sleep, tell me about, stands out)
 #:   9 General Knowledge    (what does ... mean, normal/optimal range, "is my X okay", and any
 #:                           "what is/are" question that never mentions the asker)
 #:  10 Data Retrieval       (how many/much/long, what was my, average, total, did I ...)
 #: Rationale: cues naming a structure (two metrics related, an outlier, a condition) are more
 #: specific than the opening words; open "why" questions outrank comparisons/trends they mention;
 #: plain look-ups are the default. Words inside matched metric phrases are hidden from the cues.
-CATEGORY_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Metric Relationships", (
-        r"\bcorrelat", r"\brelationship", r"\brelat(e|es|ed|ing)\b", r"\blink(s|ed|age)?\b",
-        r"\bconnect(ion|ions|ed)?\b", r"\bassociat", _NOT_PANAS + r"\baffect(s|ed|ing)?\b",
-        r"\bimpact", r"\binfluenc", r"\bdepend(s|ent)? on\b", r"\binterplay\b",
-        r"\bgo(es)? (hand in hand|together)\b", r"\bmove together\b", r"\btrack with\b",
-        r"\bcorrespond", r"\binteract(ion)? between\b",
-    )),
-    ("Anomaly Detection", (
-        r"\bunusual", r"\babnormal", r"\banomal", r"\bspik(e|es|ed|ing)\b", r"\boutlier",
-        r"\bout of (the )?ordinary\b", r"\bout of range\b", r"\bunexpected", r"\batypical\b",
-        r"\bsudden(ly)?\b", r"\bplummet", r"\bsurg(e|es|ed)\b", r"\bred flags?\b", r"\bweird\b",
-        r"\bstrange(ly)?\b", r"\bodd\b", r"\bextreme(ly)?\b", r"\bconcerning\b",
-    )),
-    ("Contextual Queries", (
-        r"\b(on|after|before|following) (the )?(days?|nights?|mornings?|evenings?|weeks?) "
-        r"(when|with|where|that|after|before|following|i|my|of)\b",
-        r"\b(days?|nights?) (when|where|after) i\b",
-        r"\bon (weekends?|weekdays?|workdays?|work days?|rest days?|training days?|holidays?|match days?|game days?)\b",
-        r"\b(after|before) (i|a|an|my|exercising|drinking|working|training|workouts?|alcohol|caffeine"
-        r"|late|long|intense|hard|heavy|bad|poor|good|busy|stressful|travel|traveling|travelling)\b",
-        r"\bwhen(ever)? i (?!woke|wake|went to bed|go to bed|fell asleep|fall asleep|got up|get up)",
-        r"\bduring (exercise|workouts?|work|travel|the weekends?|weekends|exams?|holidays?|training)\b",
-        r"\bfollowing (a|an|my|days?|nights?)\b", r"\bthe (day|night) (after|before)\b(?! yesterday)",
-    )),
-    ("Actionable Advice", (
-        r"\bhow (can|could|do|should|would|might) i\b", r"\b(what|which) (can|could|should) i\b",
-        r"\bshould i\b", r"\btips?\b", r"\badvice\b", r"\badvise\b", r"\brecommend", r"\bsuggest",
-        r"\bways? to\b", r"\bhow to\b", r"\bhelp me\b", r"\bwhat (steps|changes|actions)\b",
-        r"\b(improve|reduce|lower|boost|raise|fix|increase|decrease|optimi[sz]e) (my|the)\b",
-        r"\bget (more|better)\b", r"\bneed to (change|do)\b",
-    )),
-    ("Exploratory Analysis", (
-        r"\bwhy\b", r"\bdo you think\b", r"\bwhat do you (make|think|see)\b", r"\bwhat is going on\b",
-        r"\bwhat is happening\b", r"\bexplain (my|why|what)\b", r"\bmake sense of\b", r"\bfigure out\b",
-        r"\breasons? (for|behind)\b",
-    )),
-    ("Comparative Insight", (
-        r"\bcompar", r"\bvs\b", r"\bversus\b", r"\bagainst\b", r"\brelative to\b", r"\bbenchmark",
-        r"\bthan (last|the last|previous|the previous|before|usual|normal|average|my average|other|the rest"
-        r"|earlier|the week before|the month before|i used to|recommended|most)\b",
-        r"\b(better|worse|more|less|higher|lower) than\b", r"\bimproved\b", r"\bgotten (better|worse)\b",
-        r"\bdifference between (this|last|my|the)\b", r"\b(guidelines?|recommendations?|recommended)\b",
-        r"\b(this|current) (week|month)\b.*\b(last|previous|prior) (week|month)\b",
-    )),
-    ("Trend Analysis", (
-        r"\btrend", r"\bover time\b", r"\bpatterns?\b", r"\bimproving\b", r"\bprogress",
-        r"\b(go|goes|going|gone|went) (up|down)\b", r"\bincreas(e|es|ed|ing)\b", r"\bdecreas",
-        r"\bdeclin", r"\b(rising|risen|dropping|dropped|dropping off)\b", r"\bchang(e|es|ed|ing)\b",
-        r"\btrajector", r"\bevolv", r"\b(week by week|day by day|day to day|week over week|month over month)\b",
-        r"\bconsisten", r"\bfluctuat", r"\bvar(y|ies|ied|iation|iations|iability|iable)\b",
-        r"\b(stable|steady|steadily)\b", r"\bgetting (better|worse)\b",
-    )),
-    ("Exploratory Analysis", (
-        r"\binsight", r"\bhow (is|was|are|were|has|have) (my|i)\b", r"\bhow am i\b",
-        r"\btell me about\b", r"\banything (i should|interesting|notable|worth)\b", r"\bstand(s)? out\b",
-        r"\banaly[sz]", r"\boverview\b", r"\blook at my\b", r"\bunderstand\b", r"\bdeep dive\b",
-        r"\bwhat (can|does|do) (you|my data|the data) (learn|tell|say|show|see)\b", r"\bholistic",
-        r"\bbig picture\b", r"\binterpret",
-    )),
-    ("General Knowledge", (
-        r"\bwhat (does|do) .* mean\b", r"\bmeaning of\b", r"\bdefin(e|ition)\b",
-        r"\bwhat (is|are) (a |an )?(normal|healthy|good|optimal|typical|ideal|recommended)\b",
-        r"\b(normal|optimal|healthy|ideal|typical|reference) range\b", r"\bhow is .* measured\b",
-        r"\bwhat counts as\b",
-        r"\b(is|are) my .* (okay|ok|normal|healthy|good|fine|safe|alright|bad|dangerous)\b",
-        r"\bis (it|that|this) (normal|healthy|bad|good|okay|ok|dangerous)\b",
-        r"\b(is|are) (a|an) .*\b(okay|ok|normal|healthy|good|fine|safe|alright|bad|dangerous|too (low|high))\b",
-    )),
-    ("Data Retrieval", (
-        r"\bhow (many|much|long|often|far)\b", r"\bwhat (was|were|is|are) my\b", r"\bwhat time\b",
-        r"\bwhen did\b", r"\bdid i\b", r"\b(average|avg|total|mean|sum|maximum|minimum|max|min)\b",
-        r"\b(highest|lowest|most|least|best|worst)\b", r"\bshow me\b", r"\blist\b", r"\bgive me\b",
-        r"\btell me (my|how|what)\b", r"\bnumber of\b", r"\bwhat types?\b", r"\bwhich (day|days|night)\b",
-    )),
-)
+#: The cues themselves are data: ``wag_cli/data/category_cues.toml`` (a new phrasing is a data change).
+CATEGORY_CUES_FILE = "category_cues.toml"
+
+
+@lru_cache(maxsize=1)
+def category_rules() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``((category, (regex, ...)), ...)`` in precedence order, from :data:`CATEGORY_CUES_FILE`.
+
+    ``ValueError`` if the file names a category outside :data:`CATEGORY_OPENNESS`.
+    """
+    import tomllib
+    from importlib import resources
+
+    data = tomllib.loads(resources.files("wag_cli").joinpath("data", CATEGORY_CUES_FILE).read_text(encoding="utf-8"))
+    rules = tuple((r["category"], tuple(r["cues"])) for r in data["rule"])
+    unknown = {c for c, _ in rules} - set(CATEGORY_OPENNESS)
+    if unknown:
+        raise ValueError(f"{CATEGORY_CUES_FILE}: unknown categories {sorted(unknown)}")
+    return rules
+
 
 _PERSONAL = re.compile(r"\b(my|i|me|mine|myself)\b")
 
@@ -562,7 +529,7 @@ _KEEP_IN_MASK = frozenset("how much many long often far well did do i what when 
 
 
 def classify(question: str, mask: Iterable[tuple[int, int]] = ()) -> tuple[str, str]:
-    """``(category, cue)`` by :data:`CATEGORY_RULES` precedence on the normalised question.
+    """``(category, cue)`` by :func:`category_rules` precedence on the normalised question.
 
     ``mask``: token spans of matched metric phrases; their words are hidden from the cues (so
     "heart rate variability" or "breathing pattern" is not a trend cue), except question words
@@ -573,7 +540,7 @@ def classify(question: str, mask: Iterable[tuple[int, int]] = ()) -> tuple[str, 
     toks = tokens(question)
     hidden = {k for i, j in mask for k in range(i, j) if toks[k] not in _KEEP_IN_MASK}
     text = " ".join("_" if k in hidden else t for k, t in enumerate(toks))
-    for category, patterns in CATEGORY_RULES:
+    for category, patterns in category_rules():
         if category == "General Knowledge":
             m = re.search(r"\bwhat (is|are)\b", text)
             if m and not _PERSONAL.search(text):
@@ -594,28 +561,96 @@ def _check_question(question: str) -> str:
     return str(question).strip()
 
 
+def question_shape(question: str, as_of: date, *, metrics: list[str], category: str, window: int | None,
+                   offset: int, window_phrase: str = "", model_window: bool = False) -> dict:
+    """The period, comparison, intent and display unit of a question (DESIGN.md §8 "Periods").
+
+    ``window``/``offset``/``window_phrase``: the rolling period read so far (``parse_window`` or a
+    model reply). An explicit or calendar period (:func:`wag_cli.dates.resolve_period`) replaces it;
+    a weekend/weekday split naming no period covers all history; "before/after D" uses D .. as-of.
+    A comparison makes the category Comparative Insight unless it is a relationship or an anomaly
+    question (what is asked, not its wording). Returns ``{"period", "comparison", "category",
+    "intent", "display_unit"}``; ``ValueError`` for an impossible period.
+    """
+    explicit = resolve_period(question, as_of)
+    if explicit is not None:
+        period = explicit
+    else:
+        period = rolling(as_of + timedelta(days=offset), window, window_phrase)
+    text = normalise(question)
+    overview = not metrics and re.search(_OVERVIEW, text) is not None
+    if overview and explicit is None and window is None and window_phrase in _OVERVIEW_NOT_HISTORY:
+        period = rolling(as_of, DEFAULT_WINDOW)           # "how am I doing overall": across metrics, not all time
+    comparison = comparison_periods(question, period, as_of)
+    if comparison is not None and comparison[0] == "weekday_split" and explicit is None and not window_phrase \
+            and not model_window:
+        period = Period(None, as_of, "all days")
+        comparison = comparison_periods(question, period, as_of)
+    if comparison is not None:
+        if comparison[0] == "before_after":
+            period = comparison[2]
+        elif comparison[0] == "previous":
+            period = comparison[1]
+        if category not in ("Metric Relationships", "Anomaly Detection"):
+            category = "Comparative Insight"
+    if overview:
+        intent, category = "overview", "Exploratory Analysis"
+    elif comparison is not None:
+        intent = "comparison"
+    elif category == "Trend Analysis":
+        intent = "trend"
+    elif len(metrics) >= 2 and category in ("Metric Relationships", "Contextual Queries"):
+        intent = "relationship"
+    elif len(metrics) == 1 and category == "Metric Relationships":
+        intent = "influences"
+    else:
+        intent = "lookup"
+    unit = None
+    if re.search(r"\b(how many hours|in hours|hours (of|did|do|have|was|were|i|a))\b", text):
+        unit = "hours"
+    elif re.search(r"\b(how many minutes|in minutes)\b", text):
+        unit = "minutes"
+    return {"period": period, "comparison": comparison, "category": category, "intent": intent,
+            "display_unit": unit}
+
+
+#: A question about everything ("how am I doing overall"): answered with the subject's most
+#: abnormal metrics across categories (intent "overview").
+_OVERVIEW = (r"\b(how am i doing|how have i been( doing)?|how is my health|how are things|overview|overall"
+             r"|summar(y|ise|ize)|anything (stand|stands|standing) out|what stands out|big picture"
+             r"|how (is|was|are|were) (everything|things))\b")
+#: History words that, in an overview question, mean "across all metrics" rather than "all time".
+_OVERVIEW_NOT_HISTORY = frozenset({"overall", "in general", "generally"})
+
+
 def parse_offline(question: str, as_of: date, catalog: dict[str, Metric] | None = None) -> ParsedQuery:
-    """Deterministic QueryParse (no network). See the module docstring; ``ValueError`` if empty."""
+    """Deterministic QueryParse (no network). See the module docstring; ``ValueError`` if empty or
+    for an impossible period ("between March 9 and March 2")."""
     question = _check_question(question)
     catalog = catalog if catalog is not None else load_catalog()
     hits = match_metrics(question, catalog)
     window, offset, window_phrase = parse_window(question, mask=[h["span"] for h in hits])
-    explicit = explicit_period(question, as_of)
-    if explicit is not None:  # an absolute date or 'N weeks ago' names the period itself
-        window, ref_day, window_phrase = explicit
-        offset = (ref_day - as_of).days
     category, _cue = classify(question, mask=[h["span"] for h in hits])
+    metrics = [h["metric_id"] for h in hits]
+    shape = question_shape(question, as_of, metrics=metrics, category=category, window=window,
+                           offset=offset, window_phrase=window_phrase)
+    period, category = shape["period"], shape["category"]
+    hi = CATEGORY_OPENNESS[category][1]
     matches = [{k: v for k, v in h.items() if k != "span"} for h in hits]
     return ParsedQuery(
         question=question,
-        metrics=[h["metric_id"] for h in hits],
-        window_days=window,
-        reference_day=as_of + timedelta(days=offset),
-        ref_offset=offset,
-        openness=category_openness(category),
+        metrics=metrics,
+        window_days=period.window_days,
+        reference_day=period.end,
+        ref_offset=(period.end - as_of).days,
+        openness=hi if shape["intent"] == "overview" else category_openness(category),
         category=category,
         matches=matches,
         source="offline",
+        period=period,
+        comparison=shape["comparison"],
+        intent=shape["intent"],
+        display_unit=shape["display_unit"],
     )
 
 
@@ -755,14 +790,22 @@ def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, 
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
         parsed.fallback_reason = f"model parse unusable ({type(exc).__name__}: {reason}); used the offline parser"
         return parsed
+    shape = question_shape(question, as_of, metrics=fields["metrics"], category=fields["category"],
+                           window=fields["window_days"], offset=fields["ref_offset"], model_window=True)
+    period, category = shape["period"], shape["category"]
+    lo, hi = CATEGORY_OPENNESS[category]
     return ParsedQuery(
         question=question,
         metrics=fields["metrics"],
-        window_days=fields["window_days"],
-        reference_day=as_of + timedelta(days=fields["ref_offset"]),
-        ref_offset=fields["ref_offset"],
-        openness=fields["openness"],
-        category=fields["category"],
+        window_days=period.window_days,
+        reference_day=period.end,
+        ref_offset=(period.end - as_of).days,
+        openness=min(max(fields["openness"], lo), hi),
+        category=category,
+        period=period,
+        comparison=shape["comparison"],
+        intent=shape["intent"],
+        display_unit=shape["display_unit"],
         matches=[resolved.get(m, {"phrase": None, "metric_id": m, "score": None, "how": "model"})
                  for m in fields["metrics"]],
         source="model",
