@@ -1,4 +1,4 @@
-{% macro create_wag_retrieve(edge_weights_relation, metric_values_relation) -%}
+{% macro create_wag_retrieve(schema) -%}
 {#-
   Creates two DuckDB table macros in the warehouse.
 
@@ -44,17 +44,25 @@
   NULL) raise an error.
 -#}
 {%- set sql -%}
-create or replace macro {{ edge_weights_relation.schema }}.wag_node_window(subject, ref_day, window_days) as table
+create or replace macro {{ schema }}.wag_node_window(subject, ref_day, window_days) as table
 with
 history as (
     select v.metric_id, v.day, v.value, v.value_text
-    from {{ metric_values_relation.identifier }} as v
+    from metric_values as v
     where v.subject_id = subject and v.day <= ref_day
 ),
 usual as (
     select metric_id, avg(value) as usual_mean, stddev_samp(value) as usual_sd,
            count(value) as n_history_days, max(day) as last_day
     from history
+    group by metric_id
+),
+baseline as (
+    -- the subject's days before the window (what a window is compared with in answers, §8 step 4)
+    select metric_id, avg(value) as baseline_mean, stddev_samp(value) as baseline_sd,
+           count(value) as n_baseline_days
+    from history
+    where window_days is not null and date_diff('day', day, ref_day) >= window_days
     group by metric_id
 ),
 in_window as (
@@ -71,6 +79,9 @@ select
     u.usual_mean,
     u.usual_sd,
     u.last_day,
+    b.baseline_mean,
+    b.baseline_sd,
+    coalesce(b.n_baseline_days, 0) as n_baseline_days,
     count(w.day)                 as n_window_days,
     avg(w.value)                 as window_mean,
     -- window mean against the usual level, in usual standard deviations (NULL when sd is 0/undefined)
@@ -81,15 +92,129 @@ select
     list({'day': w.day, 'value': w.value, 'value_text': w.value_text, 'z': w.z} order by w.day)
         filter (where w.day is not null) as daily
 from usual as u
+left join baseline as b using (metric_id)
 left join in_window as w using (metric_id)
-group by u.metric_id, u.n_history_days, u.usual_mean, u.usual_sd, u.last_day;
+group by u.metric_id, u.n_history_days, u.usual_mean, u.usual_sd, u.last_day,
+         b.baseline_mean, b.baseline_sd, b.n_baseline_days;
 
-create or replace macro {{ edge_weights_relation.schema }}.wag_retrieve(
+create or replace macro {{ schema }}.wag_edge_weights_as_of(
+    subject, ref_day, primary_nodes,
+    min_samples := {{ var('min_samples') }},
+    min_pop_subjects := {{ var('min_pop_subjects') }},
+    gamma_global := {{ var('gamma_global') }},
+    alpha_prior := {{ var('alpha_prior') }},
+    alpha_pop := {{ var('alpha_pop') }},
+    alpha_ind := {{ var('alpha_ind') }}
+) as table
+with
+asof_checks as (
+    select case when ref_day is null
+        then error('wag_edge_weights_as_of: ref_day is NULL; pass the reference day') else true end as ok
+),
+asof_subject as (
+    select any_value(dataset) as dataset from metric_values where subject_id = subject
+),
+asof_x as (
+    select distinct x as node_x from (select unnest(primary_nodes) as x) as t
+    where x is not null and (select ok from asof_checks)
+),
+asof_directed as (
+    select e.node_a as node_x, e.node_b as node_y, e.w_prior
+    from edges as e where e.node_a in (select node_x from asof_x)
+    union all
+    select e.node_b as node_x, e.node_a as node_y, e.w_prior
+    from edges as e where e.node_b in (select node_x from asof_x)
+),
+asof_subject_values as (
+    select metric_id, day, value
+    from metric_values
+    where subject_id = subject and day <= ref_day and value is not null
+),
+asof_varying as (
+    -- C_s(x): the subject recorded y with variation (two or more distinct values) up to t (§6)
+    select metric_id from asof_subject_values group by metric_id having count(distinct value) >= 2
+),
+asof_candidates as (
+    select s.dataset, subject as subject_id, d.node_x, d.node_y, d.w_prior
+    from asof_directed as d
+    inner join asof_varying as v on v.metric_id = d.node_y
+    cross join asof_subject as s
+),
+asof_pairs_ind as (
+    select c.node_x, c.node_y, a.value as value_x, b.value as value_y
+    from asof_candidates as c
+    inner join asof_subject_values as a on a.metric_id = c.node_x
+    inner join asof_subject_values as b on b.metric_id = c.node_y and b.day = a.day
+),
+asof_ind as (
+    {{ spearman('asof_pairs_ind', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples') }}
+),
+asof_pop_values as (
+    select v.subject_id, v.metric_id, v.day, v.value
+    from metric_values as v
+    where v.dataset = (select dataset from asof_subject)
+      and v.day <= ref_day and v.value is not null
+      and (v.metric_id in (select node_x from asof_x) or v.metric_id in (select node_y from asof_candidates))
+),
+asof_pairs_pop as (
+    select c.node_x, c.node_y, a.subject_id, a.value as value_x, b.value as value_y
+    from asof_candidates as c
+    inner join asof_pop_values as a on a.metric_id = c.node_x
+    inner join asof_pop_values as b
+        on b.metric_id = c.node_y and b.subject_id = a.subject_id and b.day = a.day
+),
+asof_pop as (
+    {{ spearman('asof_pairs_pop', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples',
+                subject_col='subject_id', min_subjects='min_pop_subjects') }}
+),
+asof_observed as (
+    select
+        c.*,
+        abs(pop.spearman_rho)              as r_pop,
+        pop.spearman_rho                   as r_pop_signed,
+        coalesce(pop.n, 0)                 as n_pop,
+        pop.n_subjects                     as n_pop_subjects,
+        case when pop.spearman_rho is not null then {{ fisher_z('pop.spearman_rho') }} end as fz_pop,
+        case when pop.spearman_rho is not null then {{ fisher_se('pop.n') }} end           as se_pop,
+        coalesce(pop.null_reason, case when pop.n is null then 'n_below_min' end)        as r_pop_reason,
+        abs(ind.spearman_rho)              as r_s,
+        ind.spearman_rho                   as r_s_signed,
+        coalesce(ind.n, 0)                 as n_s,
+        case when ind.spearman_rho is not null then {{ fisher_z('ind.spearman_rho') }} end as fz_s,
+        case when ind.spearman_rho is not null then {{ fisher_se('ind.n') }} end           as se_s,
+        coalesce(ind.null_reason, case when ind.n is null then 'n_below_min' end)        as r_s_reason
+    from asof_candidates as c
+    left join asof_pop as pop on pop.node_x = c.node_x and pop.node_y = c.node_y
+    left join asof_ind as ind on ind.node_x = c.node_x and ind.node_y = c.node_y
+),
+asof_weights as (
+    {{ wag_hbm('asof_observed', ['dataset', 'subject_id', 'node_x'],
+               'gamma_global', 'alpha_prior', 'alpha_pop', 'alpha_ind') }}
+)
+select
+    dataset, subject_id, node_x, node_y, w_prior,
+    r_pop, r_pop_signed, cast(n_pop as integer) as n_pop, cast(n_pop_subjects as integer) as n_pop_subjects,
+    fz_pop, se_pop, r_pop_reason,
+    r_s, r_s_signed, cast(n_s as integer) as n_s, fz_s, se_s, r_s_reason,
+    p_prior, o_pop, i_ind, v_pop, u_ind, q_prior, mu_pop, sigma_pop, mu_s, sigma_s,
+    w_global, fallback, w_pop_ablation, w_ind_ablation,
+    ref_day as as_of_day
+from asof_weights;
+
+create or replace macro {{ schema }}.wag_retrieve(
     subject, metrics, ref_day, window_days, eta,
     kappa := {{ var('kappa') }},
     beta := {{ var('beta') }},
     gamma_local := {{ var('gamma_local') }},
-    include_unselected := false
+    include_unselected := false,
+    rank_by := 'w_final',
+    as_of := true,
+    min_samples := {{ var('min_samples') }},
+    min_pop_subjects := {{ var('min_pop_subjects') }},
+    gamma_global := {{ var('gamma_global') }},
+    alpha_prior := {{ var('alpha_prior') }},
+    alpha_pop := {{ var('alpha_pop') }},
+    alpha_ind := {{ var('alpha_ind') }}
 ) as table
 with
 checks as (
@@ -101,6 +226,8 @@ checks as (
             then error('wag_retrieve: window_days must be >= 1, or NULL for all days')
         when ref_day is null
             then error('wag_retrieve: ref_day is NULL; pass the reference day, e.g. the subject''s last day')
+        when rank_by not in ('w_final', 'w_global', 'w_local', 'p_prior', 'w_pop', 'w_ind')
+            then error('wag_retrieve: rank_by must be one of w_final, w_global, w_local, p_prior, w_pop, w_ind; got ' || coalesce(rank_by, 'NULL'))
         else true
     end as ok
 ),
@@ -123,9 +250,22 @@ settings as (
     from primaries
 ),
 candidates as (
-    select w.*
-    from {{ edge_weights_relation.identifier }} as w
-    where w.subject_id = subject
+    -- global weights as of ref_day (§6 "As of"), or the full-history table when as_of := false
+    select w.node_x, w.node_y, w.w_prior, w.r_s_signed, w.n_s, w.r_s_reason, w.r_pop_signed, w.n_pop,
+           w.n_pop_subjects, w.r_pop_reason, w.p_prior, w.o_pop, w.i_ind, w.mu_pop, w.sigma_pop,
+           w.mu_s, w.sigma_s, w.w_global, w.fallback
+    from wag_edge_weights_as_of(subject, ref_day, (select list(node_id) from primaries where known),
+                                min_samples := min_samples, min_pop_subjects := min_pop_subjects,
+                                gamma_global := gamma_global, alpha_prior := alpha_prior,
+                                alpha_pop := alpha_pop, alpha_ind := alpha_ind) as w
+    where as_of
+    union all
+    select w.node_x, w.node_y, w.w_prior, w.r_s_signed, w.n_s, w.r_s_reason, w.r_pop_signed, w.n_pop,
+           w.n_pop_subjects, w.r_pop_reason, w.p_prior, w.o_pop, w.i_ind, w.mu_pop, w.sigma_pop,
+           w.mu_s, w.sigma_s, w.w_global, w.fallback
+    from edge_weights as w
+    where not as_of
+      and w.subject_id = subject
       and w.node_x in (select node_id from primaries where known)
 ),
 window_stats as (
@@ -178,12 +318,26 @@ final as (
         case when w_local is null then w_global else (1 - beta) * w_global + beta * w_local end as w_final
     from fused
 ),
+ranking as (
+    -- the weight that ranks the candidates: w_final (§8), or an ablation of experiments G/L (§6-§7)
+    select
+        *,
+        case rank_by
+            when 'w_final'  then w_final
+            when 'w_global' then w_global
+            when 'w_local'  then coalesce(w_local, w_global)
+            when 'p_prior'  then p_prior
+            when 'w_pop'    then coalesce(o_pop, p_prior)
+            when 'w_ind'    then coalesce(i_ind, p_prior)
+        end as rank_weight
+    from final
+),
 ranked as (
     select
         f.*,
-        row_number() over (partition by f.node_x order by f.w_final desc, f.node_y asc) as rank,
+        row_number() over (partition by f.node_x order by f.rank_weight desc, f.node_y asc) as rank,
         count(*) over (partition by f.node_x) as n_candidates
-    from final as f
+    from ranking as f
     where not exists (select 1 from primaries as p where p.node_id = f.node_y)
 )
 select
@@ -213,7 +367,13 @@ select
     cast(null as double)        as m_norm,
     cast(null as double)        as y_open,
     cast(null as double)        as w_local,
-    cast(null as double)        as w_final
+    cast(null as double)        as w_final,
+    cast(null as varchar)       as r_s_reason,
+    cast(null as integer)       as n_pop_subjects,
+    cast(null as varchar)       as r_pop_reason,
+    rank_by                     as rank_by,
+    cast(null as double)        as rank_weight,
+    (select budget from settings) as budget
 from primaries as p
 left join window_stats as ws on ws.metric_id = p.node_id
 union all
@@ -223,8 +383,8 @@ select
     r.node_y                    as node_id,
     r.rank,
     r.rank <= s.k_per_primary   as is_selected,
-    printf('rank %d of %d neighbours of %s by w_final %.3f (w_global %.3f from %s evidence%s)',
-           r.rank, r.n_candidates, r.node_x, r.w_final, r.w_global, r.fallback,
+    printf('rank %d of %d neighbours of %s by %s %.3f (w_global %.3f from %s evidence%s)',
+           r.rank, r.n_candidates, r.node_x, rank_by, r.rank_weight, r.w_global, r.fallback,
            case when r.w_local is null then '; no local weight (no data in the window, or window all)'
                 else printf('; window abnormality zeta %.2f, w_local %.3f', r.zeta_local, r.w_local) end)
                                 as reason,
@@ -247,7 +407,13 @@ select
     r.m_norm,
     r.y_open,
     r.w_local,
-    r.w_final
+    r.w_final,
+    r.r_s_reason,
+    r.n_pop_subjects,
+    r.r_pop_reason,
+    rank_by                     as rank_by,
+    r.rank_weight,
+    s.budget
 from ranked as r
 cross join settings as s
 where r.rank <= s.k_per_primary or include_unselected
@@ -261,8 +427,18 @@ order by primary_node, rank
   {#- `dbt run-operation wag_install_retrieve`: (re)create wag_node_window and wag_retrieve over the existing
       edge_weights and metric_values tables of the target schema (the post-hook of edge_weights
       does the same on every build). -#}
-  {%- set ew = api.Relation.create(database=target.database, schema=target.schema, identifier='edge_weights') -%}
-  {%- set mv = api.Relation.create(database=target.database, schema=target.schema, identifier='metric_values') -%}
-  {%- do run_query(create_wag_retrieve(ew, mv)) -%}
+  {%- do run_query(create_wag_retrieve(target.schema)) -%}
   {{ log("created " ~ target.schema ~ ".wag_node_window and .wag_retrieve", info=true) }}
+{%- endmacro %}
+
+
+{% macro wag_on_run_end() -%}
+  {#- on-run-end hook (dbt_project.yml): the SQL (re)creating the analyst table macros once the tables
+      they read exist (after `dbt build`/`dbt run`); a no-op statement before the first build. -#}
+  {%- if execute and adapter.get_relation(database=target.database, schema=target.schema, identifier='edges')
+        and adapter.get_relation(database=target.database, schema=target.schema, identifier='metric_values') -%}
+    {{ return(create_wag_retrieve(target.schema)) }}
+  {%- else -%}
+    {{ return('select 1') }}
+  {%- endif -%}
 {%- endmacro %}

@@ -1,31 +1,45 @@
-{% macro spearman(relation, group_by, x, y, min_samples) -%}
+{% macro spearman(relation, group_by, x, y, min_samples, subject_col=none, min_subjects=none) -%}
 {#-
   Spearman's rank correlation per group (DESIGN.md §5), as a SELECT over `relation`.
 
-  relation     a relation or subquery with one row per paired observation
-  group_by     list of column names identifying a correlation (e.g. ['dataset', 'subject_id', 'node_a', 'node_b'])
-  x, y         the two numeric columns; rows where either is NULL are dropped (pairwise-complete)
-  min_samples  minimum number of pairs for a valid correlation
+  relation      a relation, CTE name or subquery with one row per paired observation
+  group_by      list of column names identifying a correlation (e.g. ['dataset', 'subject_id', 'node_a', 'node_b'])
+  x, y          the two numeric columns; rows where either is NULL are dropped (pairwise-complete)
+  min_samples   minimum number of pairs for a valid correlation (SQL expression)
+  subject_col   (population correlations) the column naming the subject of a row; with
+  min_subjects  a correlation also needs at least min_subjects distinct subjects contributing pairs
 
   Ties get average ranks (the mean of the tied positions, as scipy.stats.spearmanr):
       rank_avg = rank() + (count of equal values - 1) / 2
   rho = Pearson correlation of the average ranks. Returns one row per group with
       n             number of complete pairs
+      n_subjects    distinct subjects contributing pairs (NULL without subject_col)
       spearman_rho  rho clamped to [-1, 1] and rounded to 12 decimals (so the last bits do not depend on
-                    summation order or engine); NULL when n < min_samples or either series is constant
+                    summation order or engine); NULL when not valid
+      null_reason   why spearman_rho is NULL: 'n_below_min', 'zero_variance_x', 'zero_variance_y',
+                    'too_few_subjects' (checked in that order); NULL when valid
   Never NaN, never an error.
 -#}
 {%- set g = group_by | join(', ') -%}
+{%- set enough_subjects = 'true' if subject_col is none else 'count(distinct ' ~ subject_col ~ ') >= ' ~ min_subjects -%}
 select
     {{ g }},
     count(*) as n,
+    {% if subject_col is none %}cast(null as bigint){% else %}count(distinct {{ subject_col }}){% endif %} as n_subjects,
     case
-        when count(*) >= {{ min_samples }} and var_pop(rank_x) > 0 and var_pop(rank_y) > 0
+        when count(*) >= {{ min_samples }} and var_pop(rank_x) > 0 and var_pop(rank_y) > 0 and {{ enough_subjects }}
             then round(greatest(-1.0, least(1.0, corr(rank_x, rank_y))), 12)
-    end as spearman_rho
+    end as spearman_rho,
+    case
+        when count(*) < {{ min_samples }} then 'n_below_min'
+        when not var_pop(rank_x) > 0 then 'zero_variance_x'
+        when not var_pop(rank_y) > 0 then 'zero_variance_y'
+        when not {{ enough_subjects }} then 'too_few_subjects'
+    end as null_reason
 from (
     select
-        {{ g }},
+        {{ g }},{% if subject_col is not none %}
+        {{ subject_col }},{% endif %}
         rank() over (partition by {{ g }} order by {{ x }})
             + (count(*) over (partition by {{ g }}, {{ x }}) - 1) / 2.0 as rank_x,
         rank() over (partition by {{ g }} order by {{ y }})

@@ -59,7 +59,11 @@ def test_correlations_match_scipy(wh):
         got = wh["pop"][(wh["pop"].node_a == e.node_a) & (wh["pop"].node_b == e.node_b)]
         assert len(got) == 1 and got.iloc[0]["n"] == len(pair)
         exp = spearman_or_none(pair["a"].to_numpy(), pair["b"].to_numpy())
+        n_subjects = pair.index.get_level_values("subject_id").nunique()
+        if n_subjects < 3:           # DESIGN.md §5: min_pop_subjects = 3
+            exp = None
         g = got.iloc[0]
+        assert g["n_subjects"] == n_subjects
         if exp is None:
             assert pd.isna(g["spearman_rho_signed"])
         else:
@@ -150,7 +154,9 @@ def test_edge_weights_match_numpy_for_every_subject(built_db):
         edges = con.sql("select * from edges").df()
         ind = con.sql("select * from correlations_individual").df()
         pop = con.sql("select * from correlations_population").df()
-        data = con.sql("select distinct dataset, metric_id from metric_values").df()
+        # C_s(x): metrics the subject recorded with at least two distinct values (DESIGN.md §6)
+        varying = con.sql("select dataset, subject_id, metric_id, value from metric_values "
+                          "where value is not null").df()
         subjects = con.sql("select distinct dataset, subject_id from metric_values").df()
     finally:
         con.close()
@@ -160,10 +166,11 @@ def test_edge_weights_match_numpy_for_every_subject(built_db):
     ind_idx = ind.set_index(["subject_id", "node_a", "node_b"])
     ew_idx = ew.set_index(["subject_id", "node_x", "node_y"]).sort_index()
     n_rows = 0
+    n_distinct = varying.groupby(["subject_id", "metric_id"])["value"].nunique()
     for dataset, subj in subjects.groupby("dataset"):
-        metrics = set(data.loc[data.dataset == dataset, "metric_id"])
-        cands = both[both["y"].isin(metrics)]
         for subject in subj["subject_id"]:
+            metrics = set(m for m, k in n_distinct.loc[subject].items() if k >= 2)
+            cands = both[both["y"].isin(metrics)]
             for x, cand in cands.groupby("x"):
                 cand = cand.sort_values("y")
                 keys = [tuple(sorted((x, y))) for y in cand["y"]]

@@ -22,7 +22,8 @@ def _make_fixture(db):
         create table edge_weights (dataset varchar, subject_id varchar, node_x varchar, node_y varchar,
             w_prior double, w_global double, fallback varchar, r_s_signed double, r_pop_signed double,
             n_s integer, n_pop integer, p_prior double, o_pop double, i_ind double, mu_pop double,
-            sigma_pop double, mu_s double, sigma_s double)""")
+            sigma_pop double, mu_s double, sigma_s double, r_s_reason varchar, n_pop_subjects integer,
+            r_pop_reason varchar)""")
     rows = [
         # primary a: five candidates; b and c tie on w_global
         ("a", "b", 0.5), ("a", "c", 0.5), ("a", "d", 0.7), ("a", "e", 0.6), ("a", "f", 0.2),
@@ -37,6 +38,9 @@ def _make_fixture(db):
     # another subject with other weights must not leak in
     con.execute("insert into edge_weights (dataset, subject_id, node_x, node_y, w_prior, w_global, fallback)"
                 " values ('ds', 'ds:s2', 'a', 'z', 0.9, 0.99, 'prior')")
+    # the as-of path (default) reads edges + metric_values; these tests rank the hand-set full-history
+    # weights above, so they call wag_retrieve with as_of := false
+    con.execute("create table edges (node_a varchar, node_b varchar, w_prior double)")
     con.execute("create table nodes as select unnest(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'z']) as metric_id")
     con.execute("create table metric_values (dataset varchar, subject_id varchar, metric_id varchar, day date, value double, value_text varchar)")
     data = {}
@@ -69,6 +73,7 @@ def con(tmp_path_factory):
 
 
 def retrieve(con, metrics, eta, window=7, **kw):
+    kw.setdefault("as_of", "false")
     extra = "".join(f", {k} := {v}" for k, v in kw.items())
     return con.execute(
         f"select * from wag_retrieve(?, ?, ?, ?, ?{extra}) order by primary_node, rank, node_id",

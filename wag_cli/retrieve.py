@@ -19,8 +19,11 @@ import duckdb
 from .catalog import Metric
 from .db import fetch_dicts
 from .errors import UsageError
+from .settings import RetrievalSettings
 
 METHODS = ("wag", "rag", "base")
+#: Weights that can rank neighbours: w_final (§8) and the ablations of experiments G and L (§6-§7).
+RANK_BY = ("w_final", "w_global", "w_local", "p_prior", "w_pop", "w_ind")
 
 #: Context metrics shown beside a primary node without being graph neighbours: time in bed is
 #: read together with time asleep (the 7-9 h guideline is about sleep, not time in bed).
@@ -36,13 +39,18 @@ class NodeData:
     """The subject's data for one node around the reference day (catalog units).
 
     ``daily`` is a list of ``{"day": date, "value": float|None, "value_text": str|None, "z": float|None}``
-    for the days of the window with data; ``usual_*`` are over every day <= the reference day.
+    for the days of the window with data; ``usual_*`` are over every day <= the reference day;
+    ``baseline_*`` over the days before the window (what the window is compared with; NULL for
+    window 'all' or when there is no earlier day).
     """
 
     n_history_days: int = 0
     usual_mean: float | None = None
     usual_sd: float | None = None
     last_day: date | None = None        # last day with data up to the reference day
+    baseline_mean: float | None = None
+    baseline_sd: float | None = None
+    n_baseline_days: int = 0
     n_window_days: int = 0
     window_mean: float | None = None
     window_dev_sd: float | None = None  # (window mean - usual mean) / usual sd, from wag_node_window
@@ -77,6 +85,11 @@ class Node:
     n_s: int | None = None
     r_pop_signed: float | None = None
     n_pop: int | None = None
+    n_pop_subjects: int | None = None
+    r_s_reason: str | None = None       # why r_s is NULL (n_below_min, zero_variance_x, ...)
+    r_pop_reason: str | None = None
+    rank_by: str | None = None          # the weight column that ranked this neighbour
+    rank_weight: float | None = None    # its value
     relationship: str | None = None
     measurement: str | None = None      # instrument/scale in this subject's dataset (metric_sources)
     data: NodeData = field(default_factory=NodeData)
@@ -94,6 +107,8 @@ class Subgraph:
     openness: float
     budget: int
     nodes: list[Node]
+    rank_by: str = "w_final"
+    as_of: bool = True
 
     @property
     def primaries(self) -> list[Node]:
@@ -131,6 +146,8 @@ class Subgraph:
             "window_days": self.window_days if self.window_days is not None else "all",
             "openness": self.openness,
             "budget": self.budget,
+            "rank_by": self.rank_by,
+            "weights_as_of": self.reference_day if self.as_of else "full history",
             "nodes": nodes,
         })
 
@@ -141,6 +158,9 @@ def _node_data(d: dict) -> NodeData:
         usual_mean=d.get("usual_mean"),
         usual_sd=d.get("usual_sd"),
         last_day=d.get("last_day"),
+        baseline_mean=d.get("baseline_mean"),
+        baseline_sd=d.get("baseline_sd"),
+        n_baseline_days=int(d.get("n_baseline_days") or 0),
         n_window_days=int(d.get("n_window_days") or 0),
         window_mean=d.get("window_mean"),
         window_dev_sd=d.get("window_dev_sd"),
@@ -161,14 +181,24 @@ def retrieve(
     openness: float,
     method: str = "wag",
     catalog: dict[str, Metric],
-    kappa: int = 5,
+    settings: RetrievalSettings | None = None,
+    rank_by: str | None = None,
 ) -> Subgraph:
-    """Retrieve the subgraph for ``metrics`` of ``subject_id`` (DESIGN.md §8).
+    """Retrieve the subgraph for ``metrics`` of ``subject_id`` (DESIGN.md §6-§8).
 
     ``window_days`` None means 'all' (no local weight). For ``base``/``rag`` the budget is 0, so
-    only the primary nodes come back; ``base`` also drops their knowledge text.
-    Raises :class:`UsageError` for an unknown method or an empty metric list.
+    only the primary nodes come back; ``base`` also drops their knowledge text. Global weights are
+    as of ``reference_day`` (``settings.as_of``); ``settings`` defaults to the dbt vars and
+    ``rank_by`` (shortcut for ``settings.rank_by``) picks the weight that ranks neighbours:
+    'w_final' (§8) or an ablation of experiments G/L ('w_global', 'w_local', 'p_prior', 'w_pop',
+    'w_ind'). Raises :class:`UsageError` for an unknown method, an unknown rank_by or an empty
+    metric list.
     """
+    settings = settings or RetrievalSettings.from_project()
+    if rank_by is not None:
+        settings = RetrievalSettings(**{**settings.macro_params(), "rank_by": rank_by})
+    if settings.rank_by not in RANK_BY:
+        raise UsageError(f"unknown rank_by {settings.rank_by!r}; choose one of {', '.join(RANK_BY)}")
     if method not in METHODS:
         raise UsageError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if not metrics:
@@ -180,6 +210,7 @@ def retrieve(
         "ref_day": reference_day,
         "window_days": window_days,
         "eta": eta,
+        **settings.macro_params(),
     }
     rows = fetch_dicts(con, _sql("retrieve.sql"), params)
     node_ids = list(dict.fromkeys(r["node_id"] for r in rows))
@@ -221,6 +252,11 @@ def retrieve(
             n_s=r["n_s"],
             r_pop_signed=r["r_pop_signed"],
             n_pop=r["n_pop"],
+            n_pop_subjects=r["n_pop_subjects"],
+            r_s_reason=r["r_s_reason"],
+            r_pop_reason=r["r_pop_reason"],
+            rank_by=r["rank_by"] if r["role"] == "neighbour" else None,
+            rank_weight=r["rank_weight"],
             relationship=r["relationship"],
             measurement=measurement.get(r["node_id"]),
             data=_node_data(d),
@@ -235,7 +271,7 @@ def retrieve(
                 measurement=measurement.get(comp), data=_node_data(data_by_id[comp]),
             )
         nodes.append(node)
-    budget = int(eta * kappa + 1e-9)
+    budget = int(rows[0]["budget"]) if rows else 0    # B = floor(eta kappa), from wag_retrieve
     return Subgraph(
         subject_id=subject_id,
         method=method,
@@ -244,4 +280,6 @@ def retrieve(
         openness=openness,
         budget=budget,
         nodes=nodes,
+        rank_by=settings.rank_by,
+        as_of=settings.as_of,
     )

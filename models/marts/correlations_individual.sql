@@ -14,5 +14,6 @@ select
     spearman_rho                                                as spearman_rho_signed,
     abs(spearman_rho)                                           as spearman_rho,
     case when spearman_rho is not null then {{ fisher_z('spearman_rho') }} end as fisher_z,
-    case when spearman_rho is not null then {{ fisher_se('n') }} end          as fisher_se
+    case when spearman_rho is not null then {{ fisher_se('n') }} end          as fisher_se,
+    null_reason
 from rho
