@@ -503,6 +503,7 @@ class LLMClient:
         self.base_url = str(self._client.base_url).rstrip("/") or DEFAULT_BASE_URL
         self.cache = ReplyCache(cache_path)
         self.http_calls = 0
+        self.usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0}  # server-reported, summed
         self._json_level = 0  # index into the structured-output formats that this server accepted
 
     # ---- transport
@@ -548,6 +549,10 @@ class LLMClient:
             if len(formats) > 1:
                 self._json_level = level
             break
+        used = getattr(resp, "usage", None)
+        self.usage["requests"] += 1
+        for k in ("prompt_tokens", "completion_tokens"):
+            self.usage[k] += int(getattr(used, k, 0) or 0)
         choices = getattr(resp, "choices", None) or []
         if not choices:
             return None

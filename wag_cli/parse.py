@@ -820,36 +820,11 @@ def evaluate(rows: Iterable[dict], *, as_of: date = date(2020, 1, 1), catalog: d
              parser=None) -> dict:
     """Score a parser on labelled rows (``eval/README.md`` fields: q, metrics, window, ref_offset?, type).
 
-    Returns ``{"n", "metric_exact", "window_accuracy", "openness_in_range", "category_accuracy",
-    "failures"}``: metric_exact = share whose metric *set* equals the label; window_accuracy =
-    share with the labelled window (int or "all") and ref_offset (0 when absent); openness_in_range
-    = share whose openness lies inside the labelled category's range (inclusive); failures lists
-    the rows missing any of the four. ``parser(question, as_of, catalog)`` defaults to parse_offline.
+    A thin wrapper of :func:`wag_cli.eval.parse_score.evaluate_labelled` (the scoring lives with
+    ``wag eval``). Returns ``{"n", "metric_exact", "window_accuracy", "openness_in_range",
+    "category_accuracy", "failures"}``; ``parser(question, as_of, catalog)`` defaults to parse_offline.
     """
-    parser = parser or parse_offline
-    catalog = catalog if catalog is not None else load_catalog()
-    rows = list(rows)
-    tally = {"metric_exact": 0, "window_accuracy": 0, "openness_in_range": 0, "category_accuracy": 0}
-    failures = []
-    for row in rows:
-        p = parser(row["q"], as_of, catalog)
-        got_window = "all" if p.window_days is None else p.window_days
-        ok = {
-            "metric_exact": set(p.metrics) == set(row["metrics"]),
-            "window_accuracy": got_window == row["window"] and p.ref_offset == row.get("ref_offset", 0),
-            "openness_in_range": CATEGORY_OPENNESS[row["type"]][0] - 1e-9 <= p.openness
-            <= CATEGORY_OPENNESS[row["type"]][1] + 1e-9,
-            "category_accuracy": p.category == row["type"],
-        }
-        for k, v in ok.items():
-            tally[k] += bool(v)
-        if not all(ok.values()):
-            failures.append({"q": row["q"], "got": {"metrics": p.metrics, "window": got_window,
-                                                    "ref_offset": p.ref_offset, "category": p.category},
-                             "want": {"metrics": row["metrics"], "window": row["window"],
-                                      "ref_offset": row.get("ref_offset", 0), "category": row["type"]},
-                             "failed": [k for k, v in ok.items() if not v]})
-    n = len(rows)
-    out = {"n": n, **{k: (round(v / n, 4) if n else 0.0) for k, v in tally.items()}}
-    out["failures"] = failures
-    return out
+    from .eval.parse_score import evaluate_labelled
+
+    return evaluate_labelled(rows, as_of=as_of, catalog=catalog if catalog is not None else load_catalog(),
+                             parser=parser or parse_offline)

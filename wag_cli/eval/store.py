@@ -10,14 +10,20 @@ Tables (created on first use, never dropped by the CLI):
                      metrics, reference_day, window_days NULL = all, abnormal_level, kind
                      'single' | 'multi' | 'gold'), the category and openness asked for, the text,
                      the generator ('offline' | 'model:<name>') and, for the gold track, gold_kind
-                     and gold_value (computed in SQL from metric_values).
+                     and gold_value (computed in SQL from metric_values). Added by QueryGen:
+                     phrasing_id (offline template used), gen_status ('offline' | 'model' |
+                     'fallback' = the model failed and the offline phrasing was stored),
+                     gen_attempts, gen_note, tuple_order (sample_order of the tuple).
 ``eval_answers``     one row per (query, experiment, condition): the answer text and what the
                      condition was given (context JSON: nodes, edges, the weight column that ranked
                      them), prompt size in tokens, source ('offline' | 'model:<name>').
+                     prompt_tokens is an estimate: ceil(characters / 4) of the exact messages the
+                     model gets (wag_cli.eval.tokens); elapsed_ms the wall time of retrieval+answer.
 ``eval_judgements``  one row per (query, experiment, judge, pass, criterion, condition): rank 1..N
                      (Safety: 1 = safe, 0 = not), valid = false when the judge's reply was not a
                      permutation after its retries (rank NULL then).
-``eval_gold_scores`` one row per (query, condition): expected and extracted value, tolerance, correct.
+``eval_gold_scores`` one row per (query, condition): expected and extracted value, tolerance, correct;
+                     gold_kind, expected_text / found_text (ISO days for max_day/min_day), rule.
 """
 
 from __future__ import annotations
@@ -86,6 +92,16 @@ create table if not exists eval_gold_scores (
     correct         boolean,
     primary key (query_id, condition)
 );
+alter table eval_queries add column if not exists phrasing_id varchar;
+alter table eval_queries add column if not exists gen_status varchar;
+alter table eval_queries add column if not exists gen_attempts integer;
+alter table eval_queries add column if not exists gen_note varchar;
+alter table eval_queries add column if not exists tuple_order integer;
+alter table eval_answers add column if not exists elapsed_ms double;
+alter table eval_gold_scores add column if not exists gold_kind varchar;
+alter table eval_gold_scores add column if not exists expected_text varchar;
+alter table eval_gold_scores add column if not exists found_text varchar;
+alter table eval_gold_scores add column if not exists rule varchar;
 """
 
 
@@ -103,3 +119,73 @@ def connect_eval(path: Path | None = None) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(str(path or eval_db_path()))
     con.execute(SCHEMA)
     return con
+
+
+QUERY_COLUMNS = (
+    "query_id", "tuple_id", "kind", "dataset", "subject_id", "metrics", "reference_day", "window_days",
+    "abnormal_level", "category", "openness", "question", "generator", "seed", "gold_kind", "gold_value",
+    "gold_detail", "phrasing_id", "gen_status", "gen_attempts", "gen_note", "tuple_order",
+)
+
+
+def replace_queries(con: duckdb.DuckDBPyConnection, rows: list[dict], kinds: tuple[str, ...]) -> int:
+    """Replace every ``eval_queries`` row of ``kinds`` by ``rows`` (one transaction); returns len(rows).
+
+    Stored answers of a query id that comes back (same tuple, seed and text) stay valid, so a re-run
+    of the same generation keeps ``wag eval run`` resumable.
+    """
+    import json as _json
+
+    con.execute("begin transaction")
+    try:
+        con.execute("delete from eval_queries where list_contains(?, kind)", [list(kinds)])
+        if rows:
+            cols = ", ".join(QUERY_COLUMNS)
+            marks = ", ".join("?" for _ in QUERY_COLUMNS)
+            con.executemany(
+                f"insert into eval_queries ({cols}) values ({marks})",
+                [[_json.dumps(r[c]) if c == "gold_detail" and r.get(c) is not None else r.get(c)
+                  for c in QUERY_COLUMNS] for r in rows],
+            )
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
+    return len(rows)
+
+
+def read_queries(con: duckdb.DuckDBPyConnection, kinds: tuple[str, ...] | None = None,
+                 limit: int | None = None) -> list[dict]:
+    """``eval_queries`` rows as dicts, in generation order (tuple_order, then query_id)."""
+    from ..db import fetch_dicts
+
+    sql = "select * from eval_queries"
+    params: list = []
+    if kinds:
+        sql += " where list_contains(?, kind)"
+        params.append(list(kinds))
+    sql += " order by kind = 'gold', tuple_order nulls last, query_id"
+    if limit is not None:
+        sql += f" limit {int(limit)}"
+    return fetch_dicts(con, sql, params)
+
+
+def export_jsonl(rows: list[dict], path: Path) -> int:
+    """Write ``rows`` as JSON lines (dates ISO, gold_detail parsed); returns the number written."""
+    import json as _json
+    from datetime import date, datetime
+
+    def default(o):
+        if isinstance(o, (date, datetime)):
+            return o.isoformat()
+        return str(o)
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for r in rows:
+            r = {k: v for k, v in r.items() if k != "created_at"}
+            if isinstance(r.get("gold_detail"), str):
+                r["gold_detail"] = _json.loads(r["gold_detail"])
+            fh.write(_json.dumps(r, default=default, ensure_ascii=False) + "\n")
+    return len(rows)

@@ -1,0 +1,301 @@
+"""``wag eval queries | parse | run | gold``: the query set, parser accuracy, the compared conditions
+and the gold track (DESIGN.md §10). Thin Typer wrappers: each parses options, calls the functions of
+querygen / parse_score / run / gold and prints a Rich table (or JSON with ``--json``)."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
+from rich.table import Table
+
+from ..errors import WagError
+from .app import eval_app
+
+
+def _cli():
+    from .. import cli  # imported lazily: wag_cli.cli imports this package while it loads
+
+    return cli
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                    console=_cli().err_console, transient=False)
+
+
+def _client(offline: bool):
+    from ..llm import get_client
+
+    return get_client(offline=offline)
+
+
+@contextmanager
+def _errors(as_json: bool = False):
+    try:
+        yield
+    except WagError as exc:
+        _cli()._fail(exc, as_json)
+
+
+def _usage_line(client) -> str | None:
+    usage = getattr(client, "usage", None)
+    if client is None or not usage:
+        return None
+    return (f"model {client.chat_model}: {usage.get('requests', 0)} requests, "
+            f"{usage.get('prompt_tokens', 0):,} prompt + {usage.get('completion_tokens', 0):,} completion tokens "
+            "(as reported by the server)")
+
+
+# --------------------------------------------------------------------------- queries
+
+
+@eval_app.command("queries")
+def queries_cmd(
+    n: Optional[int] = typer.Option(None, "--n", help="Number of tuples (a prefix of eval_query_tuples; default all)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of categories, openness and phrasings (default: the tuples' eval_seed)."),
+    offline: bool = typer.Option(False, "--offline", help="Use the offline phrasings even when a model is configured."),
+    jsonl: Optional[Path] = typer.Option(None, "--jsonl", help="Also export the queries as JSON lines to this file."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
+) -> None:
+    """Turn the query tuples into questions of the nine categories (QueryGen) and store them in eval_queries."""
+    from ..catalog import load_catalog
+    from ..db import warehouse
+    from .querygen import generate
+    from .store import connect_eval, eval_db_path, export_jsonl, replace_queries
+    from .tuples import load_tuples
+
+    cli = _cli()
+    with _errors(as_json):
+        client = _client(offline)
+        with warehouse() as con:
+            tuples = load_tuples(con, n)
+            catalog = load_catalog(con)
+        seed_used = tuples[0].seed if seed is None else seed
+        started = time.perf_counter()
+        with _progress() as prog:
+            task = prog.add_task("QueryGen" + (f" ({client.chat_model})" if client else " (offline)"), total=len(tuples))
+            rows = generate(tuples, seed=seed_used, catalog=catalog, client=client,
+                            on_done=lambda _r: prog.advance(task))
+        con_e = connect_eval()
+        try:
+            replace_queries(con_e, rows, kinds=("single", "multi"))
+        finally:
+            con_e.close()
+        if jsonl:
+            export_jsonl(rows, jsonl)
+        elapsed = time.perf_counter() - started
+    by_cat: dict[str, int] = {}
+    for r in rows:
+        by_cat[r["category"]] = by_cat.get(r["category"], 0) + 1
+    failed = sum(r["gen_status"] == "fallback" for r in rows)
+    summary = {"n": len(rows), "seed": seed_used, "eval_db": str(eval_db_path()), "by_category": by_cat,
+               "model_failed": failed, "jsonl": str(jsonl) if jsonl else None, "seconds": round(elapsed, 2)}
+    if as_json:
+        cli._print_json(summary)
+        return
+    t = Table(title=f"{len(rows)} questions (seed {seed_used}) -> {eval_db_path()}")
+    t.add_column("category")
+    t.add_column("n", justify="right")
+    for c, k in sorted(by_cat.items()):
+        t.add_row(c, str(k))
+    cli.console.print(t)
+    if failed:
+        cli.console.print(f"[yellow]{failed} question(s) fell back to the offline phrasing after the model failed[/]")
+    line = _usage_line(client)
+    if line:
+        cli.console.print(line)
+    if jsonl:
+        cli.console.print(f"exported to {jsonl}")
+
+
+# --------------------------------------------------------------------------- parse
+
+
+@eval_app.command("parse")
+def parse_cmd(
+    offline: bool = typer.Option(False, "--offline", help="Score the offline parser even when a model is configured."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+) -> None:
+    """Score QueryParse against the generated queries' gold fields, per category."""
+    from ..catalog import load_catalog
+    from ..db import warehouse
+    from ..parse import parse
+    from .parse_score import CHECKS, query_rows, score_rows, summarise
+    from .store import connect_eval, read_queries
+
+    cli = _cli()
+    with _errors(as_json):
+        client = _client(offline)
+        con_e = connect_eval()
+        try:
+            queries = read_queries(con_e, kinds=("single", "multi"))
+        finally:
+            con_e.close()
+        if not queries:
+            raise WagError("no generated queries yet: run `wag eval queries` first", exit_code=2)
+        with warehouse() as con:
+            catalog = load_catalog(con)
+        rows = query_rows(queries)
+        with _progress() as prog:
+            task = prog.add_task("QueryParse" + (f" ({client.chat_model})" if client else " (offline)"), total=len(rows))
+
+            def parser(q, as_of, cat):
+                p = parse(q, as_of, catalog=cat, client=client)
+                prog.advance(task)
+                return p
+
+            scored = score_rows(rows, parser, catalog)
+    figures = summarise(scored, by="category")
+    parser_name = f"model:{client.chat_model}" if client else "offline"
+    if as_json:
+        cli._print_json({"parser": parser_name, "figures": figures,
+                         "fallbacks": sum(1 for s in scored if s["parsed"].fallback_reason)})
+        return
+    t = Table(title=f"QueryParse ({parser_name}) on {len(rows)} generated queries")
+    t.add_column("category")
+    t.add_column("n", justify="right")
+    for c in CHECKS:
+        t.add_column(c.replace("_", " "), justify="right")
+    for name in sorted(k for k in figures if k != "all") + ["all"]:
+        f = figures[name]
+        t.add_row(name, str(f["n"]), *(f"{f[c]:.0%}" for c in CHECKS), style="bold" if name == "all" else None)
+    cli.console.print(t)
+    line = _usage_line(client)
+    if line:
+        cli.console.print(line)
+
+
+# --------------------------------------------------------------------------- run
+
+
+@eval_app.command("run")
+def run_cmd(
+    experiment: str = typer.Option("all", "--experiment", help="main (Base/RAG/WAG), exp_g, exp_l or all."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Answer only the first N queries (in generation order)."),
+    offline: bool = typer.Option(False, "--offline", help="Offline answers (and parse) even when a model is configured."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
+) -> None:
+    """Answer every stored query under each condition; stored answers are skipped (resumable)."""
+    from ..catalog import load_catalog
+    from ..db import warehouse
+    from .run import RunStats, answer_query_tasks, experiments_for, group_by_query, plan
+    from .store import connect_eval, read_queries
+
+    cli = _cli()
+    interrupted = False
+    stats = RunStats()
+    with _errors(as_json):
+        exps = experiments_for(experiment)
+        if limit is not None and limit < 1:
+            raise WagError("--limit must be at least 1", exit_code=2)
+        client = _client(offline)
+        con_e = connect_eval()
+        try:
+            queries = read_queries(con_e)
+            if not queries:
+                raise WagError("no queries yet: run `wag eval queries` (and `wag eval gold`) first", exit_code=2)
+            if limit is not None:
+                queries = queries[:limit]
+            tasks = plan(con_e, queries, exps, stats)
+            started = time.perf_counter()
+            with warehouse() as con:
+                catalog = load_catalog(con)
+                with _progress() as prog:
+                    bar = prog.add_task("answers" + (f" ({client.chat_model})" if client else " (offline)"),
+                                        total=len(tasks))
+                    try:
+                        for group in group_by_query(tasks):
+                            answer_query_tasks(con, con_e, group, catalog=catalog, client=client,
+                                                parse_client=client, stats=stats,
+                                                on_done=lambda _t: prog.advance(bar))
+                    except KeyboardInterrupt:
+                        interrupted = True
+            elapsed = time.perf_counter() - started
+        finally:
+            con_e.close()
+    summary = {"planned": stats.planned, "stored": stats.stored, "skipped_already_stored": stats.skipped,
+               "errors": stats.errors, "not_available": stats.unsupported, "interrupted": interrupted,
+               "seconds": round(elapsed, 2), "by_condition": stats.by_condition,
+               "model_usage": getattr(client, "usage", None) if client else None}
+    if as_json:
+        cli._print_json(summary)
+    else:
+        cli.console.print(
+            f"{stats.stored} answers stored, {stats.skipped} already stored (skipped), {stats.errors} errors"
+            f" in {elapsed:.1f} s" + (" — [yellow]interrupted; run again to resume[/]" if interrupted else ""))
+        if stats.unsupported:
+            cli.console.print(f"[yellow]{stats.unsupported} answers need retrieve(rank_by=...), which this "
+                              "version lacks; they were not stored[/]")
+        line = _usage_line(client)
+        if line:
+            cli.console.print(line)
+    if interrupted:
+        raise typer.Exit(130)
+
+
+# --------------------------------------------------------------------------- gold
+
+
+@eval_app.command("gold")
+def gold_cmd(
+    n: int = typer.Option(40, "--n", help="Number of gold questions to create."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of phrasings (default: the tuples' eval_seed)."),
+    score: bool = typer.Option(False, "--score", help="Score the stored answers of the gold questions instead."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Create the gold-track questions (exact answers from SQL), or with --score score the answers."""
+    from ..catalog import load_catalog
+    from ..db import warehouse
+    from .gold import accuracy, build_gold, score_all
+    from .store import connect_eval, replace_queries
+    from .tuples import load_tuples
+
+    cli = _cli()
+    with _errors(as_json):
+        if score:
+            con_e = connect_eval()
+            try:
+                written = score_all(con_e)
+                acc = accuracy(con_e)
+            finally:
+                con_e.close()
+            if not written:
+                raise WagError("no answers to gold questions yet: run `wag eval gold` then `wag eval run`", exit_code=2)
+            if as_json:
+                cli._print_json({"scored": written, "accuracy": acc})
+                return
+            t = Table(title=f"Gold-track accuracy ({written} scored answers)")
+            for c in ("condition", "category", "gold kind", "n", "accuracy"):
+                t.add_column(c, justify="right" if c in ("n", "accuracy") else "left")
+            for r in acc:
+                t.add_row(r["condition"], r["category"] or "(all)", r["gold_kind"] or "(all)", str(r["n"]),
+                          f"{r['accuracy']:.0%}", style="bold" if r["category"] is None else None)
+            cli.console.print(t)
+            return
+        if n < 1:
+            raise WagError("--n must be at least 1", exit_code=2)
+        with warehouse() as con:
+            tuples = load_tuples(con)
+            catalog = load_catalog(con)
+            seed_used = tuples[0].seed if seed is None else seed
+            rows = build_gold(con, tuples, n=n, seed=seed_used, catalog=catalog)
+        con_e = connect_eval()
+        try:
+            replace_queries(con_e, rows, kinds=("gold",))
+        finally:
+            con_e.close()
+    by_kind: dict[str, int] = {}
+    for r in rows:
+        by_kind[r["gold_kind"]] = by_kind.get(r["gold_kind"], 0) + 1
+    if as_json:
+        cli._print_json({"n": len(rows), "by_kind": by_kind})
+        return
+    cli.console.print(f"{len(rows)} gold questions stored: "
+                      + ", ".join(f"{k} {v}" for k, v in sorted(by_kind.items())))

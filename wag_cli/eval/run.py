@@ -1,0 +1,189 @@
+"""The compared conditions (DESIGN.md §8, §10; paper Table 1 and experiments G and L).
+
+For every stored query (``eval_queries``) and experiment, each condition's answer is produced and
+stored in ``eval_answers`` with what it was given:
+
+=========  ==================================================================================
+main       ``base`` (primary metrics' data only), ``rag`` (primary nodes' knowledge + data),
+           ``wag`` (the full subgraph, neighbours ranked by w_final)
+exp_g      WAG with neighbours ranked by ``p_prior`` (W_prior), ``w_pop``, ``w_ind``, ``w_global``
+           (conditions w_prior, w_pop, w_ind, w_global; §6: where o or i is NULL the SQL falls back
+           to p)
+exp_l      WAG ranked by ``w_global``, ``w_local``, ``w_final`` (§7)
+=========  ==================================================================================
+
+The question given to QueryParse is the generated text (its parse is recorded), but retrieval uses
+the query's gold metrics, window, reference day and openness, so the conditions differ only in the
+context they get. Gold-track queries (kind 'gold') are answered under ``main`` only.
+Offline every condition uses :func:`wag_cli.answer.offline_answer`; with a model,
+:func:`wag_cli.answer.model_answer` (same model, same prompt frame). Identical retrievals within a
+query (exp_l w_final = main wag, exp_g w_global = exp_l w_global) are computed once and stored under
+each condition.
+
+Resumable: a (query, experiment, condition) already in ``eval_answers`` is skipped, and each answer
+is committed as soon as it exists, so an interrupted run keeps what it stored.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import date
+
+import duckdb
+
+from ..catalog import Metric
+from ..errors import UsageError
+from .tokens import answer_messages, estimate_tokens
+
+#: experiment -> ((condition, method, rank_by), ...); rank_by None = no neighbours (budget 0).
+EXPERIMENTS: dict[str, tuple[tuple[str, str, str | None], ...]] = {
+    "main": (("base", "base", None), ("rag", "rag", None), ("wag", "wag", "w_final")),
+    "exp_g": (("w_prior", "wag", "p_prior"), ("w_pop", "wag", "w_pop"), ("w_ind", "wag", "w_ind"),
+              ("w_global", "wag", "w_global")),
+    "exp_l": (("w_global", "wag", "w_global"), ("w_local", "wag", "w_local"), ("w_final", "wag", "w_final")),
+}
+
+
+def experiments_for(choice: str) -> list[str]:
+    """``main`` | ``exp_g`` | ``exp_l`` | ``all`` -> experiment names; UsageError otherwise."""
+    if choice == "all":
+        return list(EXPERIMENTS)
+    if choice not in EXPERIMENTS:
+        raise UsageError(f"unknown experiment {choice!r}; choose main, exp_g, exp_l or all")
+    return [choice]
+
+
+def retrieve_supports_rank_by() -> bool:
+    """Whether :func:`wag_cli.retrieve.retrieve` takes the ``rank_by`` keyword."""
+    from ..retrieve import retrieve
+
+    return "rank_by" in inspect.signature(retrieve).parameters
+
+
+@dataclass
+class Task:
+    """One answer to produce."""
+
+    query: dict
+    experiment: str
+    condition: str
+    method: str
+    rank_by: str | None
+
+
+@dataclass
+class RunStats:
+    """Counts of a run (``skipped`` = already stored; ``unsupported`` = rank_by not available yet)."""
+
+    planned: int = 0
+    stored: int = 0
+    skipped: int = 0
+    errors: int = 0
+    unsupported: int = 0
+    by_condition: dict[str, int] = field(default_factory=dict)
+
+
+def plan(eval_con: duckdb.DuckDBPyConnection, queries: list[dict], experiments: list[str],
+         stats: RunStats) -> list[Task]:
+    """Tasks not yet stored, in query order (gold queries: main only)."""
+    done = set(eval_con.execute("select query_id, experiment, condition from eval_answers").fetchall())
+    can_rank = retrieve_supports_rank_by()
+    tasks = []
+    for q in queries:
+        for exp in experiments:
+            if q["kind"] == "gold" and exp != "main":
+                continue
+            for cond, method, rank_by in EXPERIMENTS[exp]:
+                stats.planned += 1
+                if (q["query_id"], exp, cond) in done:
+                    stats.skipped += 1
+                    continue
+                if rank_by not in (None, "w_final") and not can_rank:
+                    stats.unsupported += 1
+                    continue
+                tasks.append(Task(q, exp, cond, method, rank_by))
+    return tasks
+
+
+def _edges(sg_json: dict) -> list[dict]:
+    """The subgraph's edges (primary -> selected neighbour) with every weight column."""
+    keys = ("w_prior", "w_global", "fallback", "w_local", "w_final", "r_s_signed", "n_s", "r_pop_signed", "n_pop")
+    return [{"source": n["primary_node"], "target": n["metric_id"], "rank": n["rank"],
+             **{k: n.get(k) for k in keys}} for n in sg_json["nodes"] if n["role"] == "neighbour"]
+
+
+def _gold_retrieval(q: dict) -> dict:
+    return {"subject_id": q["subject_id"], "metrics": list(q["metrics"]),
+            "reference_day": q["reference_day"].isoformat() if isinstance(q["reference_day"], date) else q["reference_day"],
+            "window_days": "all" if q["window_days"] is None else q["window_days"], "openness": q["openness"]}
+
+
+def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPyConnection, tasks: list[Task], *,
+                       catalog: dict[str, Metric], client=None, parse_client=None, stats: RunStats,
+                       on_done=None) -> None:
+    """Produce and store the answers of ``tasks`` (all of one query), reusing identical retrievals.
+
+    ``con`` is the read-only warehouse, ``eval_con`` the evaluation store. ``client`` None = offline
+    answers; ``parse_client`` is given to QueryParse (None = offline parse). ``on_done(task)``
+    is called after each stored answer.
+    """
+    from ..answer import model_answer, offline_answer
+    from ..parse import parse
+    from ..retrieve import retrieve
+
+    if not tasks:
+        return
+    q = tasks[0].query
+    question = q["question"]
+    try:
+        parsed = parse(question, q["reference_day"], catalog=catalog, client=parse_client).to_json()
+    except Exception as exc:  # noqa: BLE001 - the parse is recorded, not used for retrieval
+        parsed = {"error": str(exc)}
+    cache: dict[tuple[str, str | None], tuple] = {}
+    for task in tasks:
+        key = (task.method, task.rank_by)
+        started = time.perf_counter()
+        error = None
+        if key not in cache:
+            try:
+                kwargs = {"rank_by": task.rank_by} if task.rank_by is not None else {}
+                sg = retrieve(con, subject_id=q["subject_id"], metrics=list(q["metrics"]),
+                              reference_day=q["reference_day"], window_days=q["window_days"],
+                              openness=float(q["openness"]), method=task.method, catalog=catalog, **kwargs)
+                ans = model_answer(question, sg, client) if client is not None else offline_answer(question, sg)
+                sg_json = sg.to_json(include_knowledge=task.method != "base")
+                tokens = estimate_tokens(answer_messages(question, sg))
+                cache[key] = (ans.text, ans.source, ans.note, sg_json, tokens, None)
+            except Exception as exc:  # noqa: BLE001 - one failed condition must not stop the run
+                cache[key] = (None, "error", None, None, None, f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+        text, source, note, sg_json, tokens, error = cache[key]
+        context = None
+        if sg_json is not None:
+            context = {**sg_json, "edges": _edges(sg_json), "rank_by": task.rank_by,
+                       "retrieval": _gold_retrieval(q), "parse": parsed}
+        eval_con.execute(
+            "insert or replace into eval_answers (query_id, experiment, condition, rank_by, answer, source, context,"
+            " prompt_tokens, error, elapsed_ms) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [q["query_id"], task.experiment, task.condition, task.rank_by, text, source,
+             json.dumps(context) if context is not None else None, tokens, error or note,
+             round((time.perf_counter() - started) * 1000.0, 1)],
+        )
+        if error:
+            stats.errors += 1
+        else:
+            stats.stored += 1
+        stats.by_condition[f"{task.experiment}/{task.condition}"] = \
+            stats.by_condition.get(f"{task.experiment}/{task.condition}", 0) + 1
+        if on_done:
+            on_done(task)
+
+
+def group_by_query(tasks: list[Task]) -> list[list[Task]]:
+    """Tasks grouped per query, in order."""
+    groups: dict[str, list[Task]] = {}
+    for t in tasks:
+        groups.setdefault(t.query["query_id"], []).append(t)
+    return list(groups.values())
