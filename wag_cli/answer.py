@@ -1,22 +1,46 @@
 """Answering a question from a retrieved subgraph (DESIGN.md §8; the paper's answer step).
 
-Offline (default, deterministic): a data-grounded answer assembled from the subgraph — each primary
-metric's window values against the person's usual range, the most abnormal days, the related metrics
-with why they were retrieved and what they showed, the catalog's recommendations — stating plainly
-when a metric has no data in the window.
+An answer answers the question asked. What it must contain is one definition, the **analysis**
+(a JSON-ready dict that :func:`wag_cli.ask.question_analysis` builds from SQL results): the
+offline answerer renders it, and the model gets the same dict in its data block (``"analysis"``,
+described in ``prompts``). Its keys:
 
-With a model: the method's prompt (``prompts.answer_prompt``) and the subgraph as fenced JSON data,
-through :class:`wag_cli.llm.LLMClient` (temperature 0.1, timeouts, retries, cached replies).
+* ``intent`` — ``lookup`` | ``relationship`` | ``influences`` | ``trend`` | ``comparison`` |
+  ``overview`` (``wag_cli.parse.question_shape``);
+* ``period`` — the period used (``Period.to_json``: label, start, end, days), stated in the answer;
+* ``display_unit`` — the unit the question asks in ("hours") or None;
+* ``relationships`` — per pair of asked metrics: ``{x, y, x_name, y_name, has_edge, relationship,
+  individual: {rho, n, strength, direction, reason}, population: {rho, n, n_subjects, strength,
+  direction, reason}, as_of}`` (as-of correlations of §5-§6; ``rho`` None with a ``reason``);
+* ``influences`` — ``{metric, name, as_of, neighbours: [{metric_id, name, w_global, individual,
+  population, relationship}]}``: X's candidates ranked by the as-of W_global;
+* ``trends`` — per metric: Theil-Sen ``slope_per_week`` with ``low_per_week``/``high_per_week``
+  (95 %), ``direction`` (up/down/flat), ``n_days``, first vs second half means and days;
+* ``comparison`` — ``{kind, a, b, metrics: [{metric_id, name, unit, a_days, a_mean, ..., difference}]}``
+  with ``difference = a_mean - b_mean``;
+* ``overview`` — the most abnormal metrics of the window across categories ``[{metric_id, category,
+  zeta, n_window_days}]``.
+
+Offline (default, deterministic): the analysis first, then each primary metric's window against the
+person's level before the window, the related metrics and the catalog's guidance — only the parts
+of the guidance that fit the instrument of the subject's dataset (:func:`guidance_for`). Sleep leads
+with actual sleep; time in bed is named as such.
+
+With a model: the method's prompt (``prompts.answer_prompt``), the question, the subgraph (with the
+same guidance filtering) and the analysis as fenced JSON data, through :class:`wag_cli.llm.LLMClient`.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
 
 from .retrieve import Node, Subgraph
 
-# |window mean - usual mean| / usual sd below this is "about your usual level"
+# |window mean - level before the window| / its sd below this is "about your usual level"
 USUAL_BAND_SD = 0.5
 DISCLAIMER = "This summary describes your recorded data; it is not a diagnosis or medical advice."
 
@@ -28,6 +52,60 @@ class Answer:
     text: str
     source: str
     note: str | None = None
+
+
+@lru_cache(maxsize=1)
+def answer_words() -> dict:
+    """The wording data of answers (``wag_cli/data/answer_text.toml``): strength bands, reasons,
+    instrument names, labels."""
+    return tomllib.loads(resources.files("wag_cli").joinpath("data", "answer_text.toml").read_text(encoding="utf-8"))
+
+
+def strength_word(rho: float | None) -> str | None:
+    """'negligible' | 'weak' | 'moderate' | 'strong' for |rho| (bands in answer_text.toml); None for None."""
+    if rho is None:
+        return None
+    for band in answer_words()["strength"]:
+        if abs(rho) < band["below"]:
+            return band["word"]
+    return answer_words()["strength"][-1]["word"]
+
+
+def reason_text(code: str, **names) -> str:
+    """The sentence for a missing-correlation reason code (answer_text.toml ``[reasons]``)."""
+    template = answer_words()["reasons"].get(code) or answer_words()["reasons"]["no_estimate"]
+    return template.format(**names)
+
+
+def guidance_for(text: str | None, measurement: str | None) -> str:
+    """The clauses of a catalog guidance text that fit the subject's instrument.
+
+    ``text`` is a catalog ``normal_range`` or ``recommendations``; clauses are separated by ';'. A
+    clause naming an instrument of answer_text.toml ``[instruments]`` (PMSys, PSS-4, Fitbit, Oura, ...)
+    is kept only when ``measurement`` (metric_sources, the subject's dataset) names the same
+    instrument; other clauses are kept. Returns '' when nothing fits.
+    """
+    if not text:
+        return ""
+    names = answer_words()["instruments"]["names"]
+    meas = (measurement or "").lower()
+    kept = []
+    for clause in (c.strip() for c in text.split(";")):
+        if not clause:
+            continue
+        named = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", clause.lower())]
+        if named and not any(re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", meas) for n in named):
+            continue
+        kept.append(clause)
+    out = "; ".join(kept).strip()
+    if out and not out.endswith("."):
+        out += "."
+    return out[0].upper() + out[1:] if out else ""
+
+
+def label(node_id: str, name: str) -> str:
+    """Answer label of a metric (answer_text.toml ``[labels]``, else its catalog name)."""
+    return answer_words()["labels"].get(node_id, name)
 
 
 def _lc(name: str) -> str:
@@ -42,16 +120,19 @@ def is_clock_unit(unit: str) -> bool:
     return unit.startswith("minutes from")
 
 
-def fmt(value: float | None, unit: str = "") -> str:
+def fmt(value: float | None, unit: str = "", display_unit: str | None = None) -> str:
     """Human formatting of a catalog value: 1 decimal below 100, none above; unit appended.
 
     Clock-time metrics (minutes from midnight of the wake-up day) print as HH:MM, e.g. -30 -> 23:30.
+    ``display_unit`` 'hours' shows a minutes value in hours ("6.0 h"), as the question asked.
     """
     if value is None:
         return "n/a"
     if is_clock_unit(unit):
         m = int(round(value)) % 1440
         return f"{m // 60:02d}:{m % 60:02d}"
+    if display_unit == "hours" and unit == "minutes":
+        return f"{value / 60:.1f} h"
     if abs(value) >= 100 or (value == int(value) and abs(value) < 1e15):
         text = f"{value:,.0f}"
     elif abs(value) >= 1 or value == 0:
@@ -66,7 +147,23 @@ def fmt(value: float | None, unit: str = "") -> str:
     return text
 
 
-def window_phrase(sg: Subgraph) -> str:
+def fmt_delta(value: float | None, unit: str = "", display_unit: str | None = None) -> str:
+    """A signed difference or slope in the metric's unit ('+12 minutes', '-0.5 h'); clock units in min."""
+    if value is None:
+        return "n/a"
+    sign = "+" if value > 0 else "-" if value < 0 else "±"
+    if is_clock_unit(unit):
+        return f"{sign}{abs(value):.0f} min"
+    return sign + fmt(abs(value), unit, display_unit)
+
+
+def window_phrase(sg: Subgraph, analysis: dict | None = None) -> str:
+    """The period in words: the resolved period when the analysis has one, else the window."""
+    per = (analysis or {}).get("period")
+    if per and per.get("start") and per["start"] != per["end"]:
+        return f"{per['start']} to {per['end']} ({per['days']} days)"
+    if per and per.get("start"):
+        return per["end"]
     if sg.window_days is None:
         return f"all days up to {sg.reference_day.isoformat()}"
     if sg.window_days == 1:
@@ -74,12 +171,29 @@ def window_phrase(sg: Subgraph) -> str:
     return f"the {sg.window_days} days ending {sg.reference_day.isoformat()}"
 
 
-def compare_to_usual(node: Node) -> str | None:
-    """'above/below/about your usual level' from window mean vs usual mean ± sd; None without data."""
+def baseline_of(node: Node) -> tuple[float | None, float | None, int, str]:
+    """``(mean, sd, days, words)`` of the level a window is compared with: the subject's days before
+    the window (``baseline_*`` of wag_node_window) when there are at least 2, else every day up to
+    the reference day (``usual_*``, window 'all')."""
     d = node.data
-    if d.window_mean is None or d.usual_mean is None:
+    n_b = int(getattr(d, "n_baseline_days", 0) or 0)
+    if n_b >= 2 and getattr(d, "baseline_mean", None) is not None:
+        return d.baseline_mean, d.baseline_sd, n_b, "before this period"
+    return d.usual_mean, d.usual_sd, d.n_history_days, "up to the reference day"
+
+
+def compare_to_usual(node: Node) -> str | None:
+    """'above/below/about your usual level' of the window mean against :func:`baseline_of`."""
+    d = node.data
+    mean, sd, _n, words = baseline_of(node)
+    if d.window_mean is None or mean is None:
         return None
-    dev = d.window_dev_sd                      # computed by wag_node_window
+    if getattr(d, "baseline_dev_sd", None) is not None:
+        dev = d.baseline_dev_sd
+    elif words == "up to the reference day":
+        dev = d.window_dev_sd                  # computed by wag_node_window
+    else:                                      # TODO(lead): a baseline_dev_sd column in wag_node_window
+        dev = (d.window_mean - mean) / sd if sd else None
     if dev is None or abs(dev) < USUAL_BAND_SD:
         return "about your usual level"
     return f"{'above' if dev > 0 else 'below'} your usual level ({dev:+.1f} SD)"
@@ -95,75 +209,223 @@ def measurement_note(node: Node) -> str | None:
     return text.strip(" ;,.")
 
 
-def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3) -> list[str]:
+def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_unit: str | None = None,
+                       name: str | None = None, analysis: dict | None = None) -> list[str]:
     """Sentences about a node's data in the window (numbers from the warehouse, nothing invented)."""
     d = node.data
+    name = name or node.name
+    u = display_unit
+    period = window_phrase(sg, analysis)
     if node.category == "Demographic" and d.daily:
         last = d.daily[-1]
         shown = last.get("value_text") or fmt(last.get("value"), node.unit)
-        return [f"{node.name}: {shown} (profile)."]
+        return [f"{name}: {shown} (profile)."]
     if node.data_kind == "text" or (d.n_window_days and d.window_mean is None):
         texts = [f"{r['day']}: {r['value_text']}" for r in d.daily if r.get("value_text")]
         if not texts:
-            return [f"No {_lc(node.name)} entries in {window_phrase(sg)}."]
+            return [f"No {_lc(name)} entries in {period}."]
         shown = "; ".join(str(t) for t in texts[-5:])
-        return [f"{len(texts)} {_lc(node.name)} entr{'y' if len(texts) == 1 else 'ies'} in {window_phrase(sg)}: {shown}."]
+        return [f"{len(texts)} {_lc(name)} entr{'y' if len(texts) == 1 else 'ies'} in {period}: {shown}."]
     if d.n_window_days == 0:
         if d.n_history_days == 0:
-            return [f"You have no {_lc(node.name)} data recorded up to {sg.reference_day.isoformat()} "
+            return [f"You have no {_lc(name)} data recorded up to {sg.reference_day.isoformat()} "
                     "(your device or dataset may not measure it)."]
         last = f"; the last value is from {d.last_day.isoformat()} (ask with --as-of {d.last_day.isoformat()})" \
             if d.last_day else ""
-        return [f"No {_lc(node.name)} data in {window_phrase(sg)}{last}. "
+        return [f"No {_lc(name)} data in {period}{last}. "
                 f"Your usual level from {d.n_history_days} earlier day{'' if d.n_history_days == 1 else 's'}: "
-                f"{fmt(d.usual_mean, node.unit)}."]
+                f"{fmt(d.usual_mean, node.unit, u)}."]
     out = []
     days_word = "day" if (sg.window_days or d.n_window_days) == 1 else "days"
     span = "" if sg.window_days is None else f" of {sg.window_days}"
     if d.n_window_days == 1:
-        out.append(f"{node.name}: {fmt(d.window_mean, node.unit)} ({d.n_window_days}{span} {days_word} with data).")
+        out.append(f"{name}: {fmt(d.window_mean, node.unit, u)} ({d.n_window_days}{span} {days_word} with data).")
     else:
         out.append(
-            f"{node.name}: average {fmt(d.window_mean, node.unit)} over {d.n_window_days}{span} {days_word} "
-            f"with data (range {fmt(d.window_min, node.unit)} to {fmt(d.window_max, node.unit)})."
+            f"{name}: average {fmt(d.window_mean, node.unit, u)} over {d.n_window_days}{span} {days_word} "
+            f"with data (range {fmt(d.window_min, node.unit, u)} to {fmt(d.window_max, node.unit, u)})."
         )
+    mean, sd, n_base, base_words = baseline_of(node)
     constant = d.usual_sd is not None and d.usual_sd <= 1e-9 * max(1.0, abs(d.usual_mean or 0.0))
     if d.usual_mean is not None and d.n_history_days >= 2 and constant:
-        out.append(f"It has been {fmt(d.usual_mean, node.unit)} on all {d.n_history_days} days recorded, "
+        out.append(f"It has been {fmt(d.usual_mean, node.unit, u)} on all {d.n_history_days} days recorded, "
                    "so it carries no information here (the device may not measure it).")
+    elif mean is not None and n_base >= 2 and sg.window_days is not None:
+        sd_unit = "min" if is_clock_unit(node.unit) else node.unit
+        sd_txt = f" ± {fmt(sd, sd_unit, u)}" if sd else ""
+        out.append(f"Your usual level {base_words} is {fmt(mean, node.unit, u)}{sd_txt} ({n_base} days); "
+                   f"this period is {compare_to_usual(node)}.")
     elif d.usual_mean is not None and d.n_history_days >= 2:
         sd_unit = "min" if is_clock_unit(node.unit) else node.unit
-        sd = f" ± {fmt(d.usual_sd, sd_unit)}" if d.usual_sd else ""
-        cmp_ = compare_to_usual(node)
-        out.append(f"Your usual level is {fmt(d.usual_mean, node.unit)}{sd} ({d.n_history_days} days); "
-                   f"this window is {cmp_}.")
+        sd_txt = f" ± {fmt(d.usual_sd, sd_unit, u)}" if d.usual_sd else ""
+        out.append(f"Over all {d.n_history_days} days up to {sg.reference_day.isoformat()}: "
+                   f"{fmt(d.usual_mean, node.unit, u)}{sd_txt}.")
     notable = sorted((r for r in d.daily if r.get("z") is not None and r.get("value") is not None),
                      key=lambda r: (-r["z"], str(r["day"])))[:max_days]
     notable = [r for r in notable if r["z"] >= 1.0]
     if notable:
-        parts = [f"{r['day']} ({fmt(r['value'], node.unit)}, {r['z']:.1f} SD from usual)" for r in notable]
+        parts = [f"{r['day']} ({fmt(r['value'], node.unit, u)}, {r['z']:.1f} SD from usual)" for r in notable]
         out.append("Most unusual days: " + ", ".join(parts) + ".")
     return out
 
 
-def offline_answer(question: str, sg: Subgraph) -> Answer:
-    """Deterministic answer built from the subgraph only (no model)."""
+# --------------------------------------------------------------------------- question-shaped parts
+
+
+def _corr_words(c: dict, x_name: str, y_name: str, who: str) -> str:
+    if c.get("rho") is None:
+        return f"{who}: no correlation ({c.get('reason')})."
+    direction = "positive" if c["rho"] > 0 else "negative" if c["rho"] < 0 else "none"
+    n_words = f"{c['n']} days with both" if who == "Your own data" else \
+        f"{c['n']} subject-days of {c.get('n_subjects') or '?'} people"
+    sense = ""
+    if c["strength"] != "negligible" and direction != "none":
+        sense = (f": on days with more {_lc(x_name)}, {_lc(y_name)} tended to be "
+                 f"{'higher' if c['rho'] > 0 else 'lower'}")
+    return f"{who}: Spearman rho {c['rho']:+.2f} over {n_words} ({c['strength']}, {direction}{sense})."
+
+
+def render_relationships(rels: list[dict]) -> list[str]:
+    """Lines for the ``relationships`` part of the analysis."""
+    out = []
+    for r in rels:
+        out.append(f"* {r['x_name']} and {r['y_name']} (as of {r['as_of']}):")
+        if not r["has_edge"]:
+            out.append(f"  {reason_text('no_edge', x=_lc(r['x_name']), y=_lc(r['y_name']))[:1].upper()}"
+                       f"{reason_text('no_edge', x=_lc(r['x_name']), y=_lc(r['y_name']))[1:]}.")
+            continue
+        out.append("  " + _corr_words(r["individual"], r["x_name"], r["y_name"], "Your own data"))
+        out.append("  " + _corr_words(r["population"], r["x_name"], r["y_name"], "Others in the dataset"))
+        if r.get("relationship"):
+            out.append(f"  Background: {r['relationship']}")
+    if out:
+        out.append("  Correlations are associations over days, not proof that one causes the other.")
+    return out
+
+
+def render_influences(inf: dict) -> list[str]:
+    out = [f"What goes with your {_lc(inf['name'])} most (graph weight W_global from your data up to {inf['as_of']}):"]
+    if not inf["neighbours"]:
+        out.append("* No related metric has data with variation for you up to that day.")
+    for k, n in enumerate(inf["neighbours"], 1):
+        ind, pop = n["individual"], n["population"]
+        if ind.get("rho") is not None:
+            ev = f"your rho {ind['rho']:+.2f} over {ind['n']} days ({ind['strength']})"
+        else:
+            ev = f"no personal correlation ({ind.get('reason')})"
+        if pop.get("rho") is not None:
+            ev += f"; others rho {pop['rho']:+.2f} over {pop['n']} subject-days"
+        out.append(f"{k}. {n['name']} — weight {n['w_global']:.2f}; {ev}.")
+    return out
+
+
+def render_trends(trends: list[dict], display_unit: str | None) -> list[str]:
+    out = []
+    for t in trends:
+        u = t.get("unit", "")
+        if t["n_days"] < 3 or t.get("slope_per_week") is None:
+            out.append(f"* {t['name']}: only {t['n_days']} day(s) with data in the period, too few for a trend.")
+            continue
+        verdict = {"up": "rising (the whole interval is above zero)", "down": "falling (the whole interval is below zero)",
+                   "flat": "not distinguishable from flat (the interval includes zero)"}[t["direction"] or "flat"]
+        out.append(f"* {t['name']}: Theil–Sen trend {fmt_delta(t['slope_per_week'], u, display_unit)} per week "
+                   f"over {t['n_days']} days with data (95% interval {fmt_delta(t['low_per_week'], u, display_unit)} "
+                   f"to {fmt_delta(t['high_per_week'], u, display_unit)} per week) — {verdict}.")
+        if t.get("first_half_days") and t.get("second_half_days"):
+            out.append(f"  First half (to {t['first_half_end']}): average {fmt(t['first_half_mean'], u, display_unit)} "
+                       f"over {t['first_half_days']} days; second half (from {t['second_half_start']}): "
+                       f"{fmt(t['second_half_mean'], u, display_unit)} over {t['second_half_days']} days.")
+    return out
+
+
+def _period_words(p: dict) -> str:
+    label_ = p.get("label") or ""
+    if p.get("start") is None:
+        span = f"all days up to {p['end']}"
+    elif p["start"] == p["end"]:
+        span = p["end"]
+    else:
+        span = f"{p['start']} to {p['end']}"
+    days = {(6, 7): ", weekend days", (1, 2, 3, 4, 5): ", weekdays"}.get(tuple(p.get("iso_days") or ()), "")
+    return f"{label_} ({span}{days})" if label_ and label_ not in span else f"{span}{days}"
+
+
+def render_comparison(cmp_: dict, display_unit: str | None) -> list[str]:
+    a, b = cmp_["a"], cmp_["b"]
+    if cmp_["kind"] == "weekday_split":
+        span = _period_words({**a, "label": "", "iso_days": None})
+        out = [f"{a['label'][:1].upper()}{a['label'][1:]} vs {b['label']} ({span}):"]
+    else:
+        out = [f"{_period_words(a)[:1].upper()}{_period_words(a)[1:]} vs {_period_words(b)}:"]
+    for m in cmp_["metrics"]:
+        u = m.get("unit", "")
+        if not m["a_days"] and not m["b_days"]:
+            out.append(f"* {m['name']}: no data in either period.")
+            continue
+        sa = f"{fmt(m['a_mean'], u, display_unit)} over {m['a_days']} days" if m["a_days"] else "no data"
+        sb = f"{fmt(m['b_mean'], u, display_unit)} over {m['b_days']} days" if m["b_days"] else "no data"
+        diff = f"; difference {fmt_delta(m['difference'], u, display_unit)}" if m.get("difference") is not None else ""
+        out.append(f"* {m['name']}: {a.get('label') or 'first'} {sa} vs {b.get('label') or 'second'} {sb}{diff}.")
+    return out
+
+
+def render_overview(items: list[dict], names: dict[str, str]) -> list[str]:
+    out = ["Your most unusual metrics in this period, across categories (average distance from your usual "
+           "level in standard deviations, zeta):"]
+    for it in items:
+        out.append(f"* {names.get(it['metric_id'], it['metric_id'])} ({it['category']}): zeta {it['zeta']:.2f} "
+                   f"over {it['n_window_days']} days with data.")
+    return out
+
+
+def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) -> Answer:
+    """Deterministic answer built from the subgraph and the question's analysis (no model).
+
+    ``analysis``: the dict of :func:`wag_cli.ask.question_analysis` (module docstring); without it
+    the answer describes the subgraph only.
+    """
+    analysis = analysis or {}
+    unit = analysis.get("display_unit")
     lines: list[str] = []
-    lines.append(f"Looking at {window_phrase(sg)} for {sg.subject_id}:")
+    per = analysis.get("period")
+    lead = f"Looking at {window_phrase(sg, analysis)} for {sg.subject_id}"
+    if per and per.get("label") and per["label"] not in lead:
+        lead += f" ({per['label']})"
+    lines.append(lead + ":")
     lines.append("")
+    intent = analysis.get("intent")
+    shaped: list[str] = []
+    if analysis.get("relationships"):
+        shaped += render_relationships(analysis["relationships"])
+    if analysis.get("influences"):
+        shaped += render_influences(analysis["influences"])
+    if analysis.get("trends"):
+        shaped += render_trends(analysis["trends"], unit)
+    if analysis.get("comparison"):
+        shaped += render_comparison(analysis["comparison"], unit)
+    if analysis.get("overview") is not None and intent == "overview":
+        shaped += render_overview(analysis["overview"], {p.metric_id: p.name for p in sg.nodes})
+    if shaped:
+        lines += shaped
+        lines.append("")
+        lines.append("The data behind it:")
     for p in sg.primaries:
-        lines.append(f"* {p.name} ({p.metric_id})")
-        for s in describe_node_data(p, sg):
+        comp = p.companion if p.companion is not None and p.companion.data.n_window_days else None
+        if comp is not None:                     # actual sleep first, time in bed named as such
+            lines.append(f"* {label(comp.metric_id, comp.name)} ({comp.metric_id})")
+            for s in describe_node_data(comp, sg, display_unit=unit, name=label(comp.metric_id, comp.name),
+                                        analysis=analysis):
+                lines.append(f"  {s}")
+        lines.append(f"* {label(p.metric_id, p.name) if comp is not None else p.name} ({p.metric_id})")
+        for s in describe_node_data(p, sg, display_unit=unit, analysis=analysis,
+                                    name=label(p.metric_id, p.name) if comp is not None else None):
             lines.append(f"  {s}")
-        if p.companion is not None and p.companion.data.n_window_days:
-            c = p.companion
-            lines.append(f"  Of that, {_lc(c.name)}: average {fmt(c.data.window_mean, c.unit)} "
-                         f"(usual {fmt(c.data.usual_mean, c.unit)}; {compare_to_usual(c)}).")
         note = measurement_note(p)
         if note:
             lines.append(f"  How it is measured here: {note}")
-        if sg.method != "base" and p.normal_range:
-            lines.append(f"  General guidance: {p.normal_range}")
+        guide = guidance_for(p.normal_range, p.measurement) if sg.method != "base" else ""
+        if guide:
+            lines.append(f"  General guidance: {guide}")
     neigh, seen = [], {}
     for n in sg.neighbours:                     # a neighbour of two primaries is described once
         if n.metric_id in seen:
@@ -188,21 +450,38 @@ def offline_answer(question: str, sg: Subgraph) -> Answer:
                          f"(w_final {n.w_final:.2f}; {', '.join(why)}).")
             if n.relationship:
                 lines.append(f"  Why it matters: {n.relationship}")
-            for s in describe_node_data(n, sg, max_days=2):
+            for s in describe_node_data(n, sg, max_days=2, display_unit=unit, analysis=analysis):
                 lines.append(f"  {s}")
-    recs = [p for p in sg.primaries if p.recommendations] if sg.method != "base" else []
+    recs = [(p, guidance_for(p.recommendations, p.measurement)) for p in sg.primaries] \
+        if sg.method != "base" else []
+    recs = [r for r in recs if r[1]]
     if recs:
         lines.append("")
         lines.append("What may help:")
-        for p in recs:
-            lines.append(f"* {p.recommendations}")
+        for _p, text in recs:
+            lines.append(f"* {text}")
     lines.append("")
     lines.append(DISCLAIMER)
     return Answer(text="\n".join(lines), source="offline")
 
 
-def model_answer(question: str, sg: Subgraph, client) -> Answer:
-    """Answer with a language model: the method's prompt, the question and subgraph as fenced data.
+def model_data(question: str, sg: Subgraph, analysis: dict | None = None) -> dict:
+    """The data block of the answer prompt: question, subgraph (guidance filtered to the subject's
+    instruments by :func:`guidance_for`, as offline) and the analysis (module docstring)."""
+    sub = sg.to_json(include_knowledge=sg.method != "base")
+    for node in sub.get("nodes", []):
+        for key in ("normal_range", "recommendations"):
+            if key in node:
+                node[key] = guidance_for(node[key], node.get("measurement"))
+    data = {"question": question, "subgraph": sub}
+    if analysis:
+        data["analysis"] = analysis
+    return data
+
+
+def model_answer(question: str, sg: Subgraph, client, analysis: dict | None = None) -> Answer:
+    """Answer with a language model: the method's prompt, the question, subgraph and analysis as
+    fenced data (:func:`model_data`).
 
     ``client`` is a :class:`wag_cli.llm.LLMClient`. Any failure falls back to :func:`offline_answer`
     with a note saying why.
@@ -210,11 +489,11 @@ def model_answer(question: str, sg: Subgraph, client) -> Answer:
     from . import prompts
 
     system, instruction = prompts.answer_prompt(sg.method)
-    data = {"question": question, "subgraph": sg.to_json(include_knowledge=sg.method != "base")}
+    data = model_data(question, sg, analysis)
     try:
         text = client.chat_text(system=system, instruction=instruction, data=data)
     except Exception as exc:  # the model is optional and untrusted: never crash on it
-        ans = offline_answer(question, sg)
+        ans = offline_answer(question, sg, analysis)
         ans.note = f"model unavailable ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); offline answer shown"
         return ans
     return Answer(text=text.strip(), source=f"model:{getattr(client, 'chat_model', 'unknown')}")

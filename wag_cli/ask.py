@@ -1,5 +1,7 @@
 """`wag ask` / `wag parse` orchestration: validate input, parse the question (QueryParse, DESIGN.md
-§8), retrieve the subgraph through the warehouse's wag_retrieve macro, answer it.
+§8), retrieve the subgraph through the warehouse's wag_retrieve macro, build the question's
+analysis (:func:`question_analysis`: the SQL of ``wag_cli/sql/`` for relationships, influences,
+trends, comparisons and the overview) and answer it.
 
 Errors a user can cause (empty question, unknown subject, a date outside the subject's data, a
 question naming no known metric) raise :class:`UsageError` with a one-line explanation.
@@ -13,10 +15,15 @@ from importlib import resources
 
 import duckdb
 
-from .answer import Answer, model_answer, offline_answer
+from .answer import Answer, label, model_answer, offline_answer, reason_text, strength_word
 from .db import fetch_dicts, warehouse
 from .errors import UsageError
-from .retrieve import METHODS, Subgraph, retrieve
+from .retrieve import COMPANIONS, METHODS, Subgraph, retrieve
+
+#: Metrics an overview question ("how am I doing overall?") looks at: the most abnormal ones.
+OVERVIEW_METRICS = 5
+#: Neighbours listed for "what affects X most".
+INFLUENCES_SHOWN = 5
 
 
 def _sql(name: str) -> str:
@@ -73,6 +80,7 @@ class AskResult:
     parsed: object
     subgraph: Subgraph
     answer: Answer
+    analysis: dict | None = None
 
     def to_json(self) -> dict:
         return {
@@ -84,6 +92,7 @@ class AskResult:
             "answer": self.answer.text,
             "answer_source": self.answer.source,
             "answer_note": self.answer.note,
+            "analysis": _jsonable(self.analysis),
         }
 
 
@@ -114,7 +123,17 @@ def answer_question(
             )
         catalog = load_catalog(con)
         parsed = parse_question(question, ref, catalog=catalog, client=client)
-        if not parsed.metrics:
+        metrics = list(parsed.metrics)
+        overview = None
+        if not metrics and parsed.intent == "overview":
+            overview = fetch_dicts(con, _sql("overview.sql"), {
+                "subject": subject_id, "ref_day": parsed.reference_day,
+                "window_days": parsed.window_days, "limit": OVERVIEW_METRICS})
+            metrics = [r["metric_id"] for r in overview]
+            if not metrics:
+                raise UsageError(f"{subject_id} has no numeric data with variation in {parsed.resolved_period.describe()}; "
+                                 "ask about a period with data (--as-of)")
+        if not metrics:
             raise UsageError(
                 "the question names no metric this warehouse knows; name one, e.g. 'deep sleep', "
                 "'resting heart rate', 'steps' or 'stress' (`wag sql \"select metric_id, name from nodes\"` lists them)"
@@ -127,12 +146,130 @@ def answer_question(
         sg = retrieve(
             con,
             subject_id=subject_id,
-            metrics=parsed.metrics,
+            metrics=metrics,
             reference_day=parsed.reference_day,
             window_days=parsed.window_days,
             openness=parsed.openness,
             method=method,
             catalog=catalog,
         )
-    ans = model_answer(question, sg, client) if client is not None else offline_answer(question, sg)
-    return AskResult(question=question, subject_id=subject_id, parsed=parsed, subgraph=sg, answer=ans)
+        analysis = question_analysis(con, parsed, sg, catalog, metrics=metrics, overview=overview)
+    if client is not None:
+        ans = model_answer(question, sg, client, analysis)
+    else:
+        ans = offline_answer(question, sg, analysis)
+    return AskResult(question=question, subject_id=subject_id, parsed=parsed, subgraph=sg, answer=ans,
+                     analysis=analysis)
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, date):
+        return obj.isoformat()
+    if isinstance(obj, float):
+        return round(obj, 4)
+    return obj
+
+
+def _corr(rho, n, reason, n_subjects=None, **names) -> dict:
+    """One correlation of the analysis: rho (signed), n, strength and direction words, or the reason."""
+    out = {"rho": rho, "n": n, "strength": strength_word(rho),
+           "direction": None if rho is None else ("positive" if rho > 0 else "negative" if rho < 0 else "none"),
+           "reason": None if rho is not None else reason_text(reason or "no_estimate", **names)}
+    if n_subjects is not None or "day" in names:
+        out["n_subjects"] = n_subjects
+    return out
+
+
+def _pair_reason(row: dict, side: str, names: dict) -> str:
+    """Why an as-of correlation is missing: the macro's reason, else why the pair has no row."""
+    if row.get(f"{side}_reason"):
+        return row[f"{side}_reason"]
+    for end in ("x", "y"):
+        if row[f"{end}_days"] == 0:
+            return f"no_data_{end}"
+        if row[f"{end}_distinct"] < 2:
+            return f"constant_{end}"
+    return "no_estimate"
+
+
+def _display_metrics(metrics: list[str]) -> list[str]:
+    """The asked metrics with their companions (time asleep beside time in bed), companions first."""
+    out: list[str] = []
+    for m in metrics:
+        if m in COMPANIONS:
+            out.append(COMPANIONS[m])
+        out.append(m)
+    return list(dict.fromkeys(out))
+
+
+def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, catalog: dict, *,
+                      metrics: list[str] | None = None, overview: list[dict] | None = None) -> dict:
+    """The question-shaped part of the answer (the ``analysis`` of :mod:`wag_cli.answer`).
+
+    Everything numeric comes from SQL: pair correlations and influences from the as-of weights
+    (``pair_correlation.sql`` / ``influences.sql`` over ``wag_edge_weights_as_of``, days <= t only,
+    DESIGN.md §5-§6), trends from ``trend.sql`` (Theil-Sen), comparisons from ``compare.sql``. The
+    period is the parse's (§8 "Periods"). Returns a dict of plain values (dates as ``date``).
+    """
+    metrics = list(metrics if metrics is not None else parsed.metrics)
+    t = parsed.reference_day
+    period = parsed.resolved_period
+    name = lambda m: (catalog[m].name if m in catalog else m)  # noqa: E731
+    unit = lambda m: (catalog[m].unit if m in catalog else "")  # noqa: E731
+    numeric = [m for m in metrics if m in catalog and catalog[m].data_kind == "numeric"]
+    out: dict = {"intent": parsed.intent, "period": period.to_json(), "display_unit": parsed.display_unit}
+    if parsed.intent == "overview":
+        out["overview"] = overview or []
+    if parsed.intent == "relationship" and len(numeric) >= 2:
+        paired = _display_metrics(numeric)          # time asleep is paired too, not only time in bed
+        rows = fetch_dicts(con, _sql("pair_correlation.sql"), {"subject": sg.subject_id, "ref_day": t, "metrics": paired})
+        own = {frozenset((COMPANIONS[m], m)) for m in numeric if m in COMPANIONS}
+        order = {m: i for i, m in enumerate(paired)}
+        rels = []
+        for r in sorted(rows, key=lambda r: (order[r["node_x"]], order[r["node_y"]])):
+            if frozenset((r["node_x"], r["node_y"])) in own:
+                continue
+            names = {"x": name(r["node_x"]).lower(), "y": name(r["node_y"]).lower(), "day": t.isoformat()}
+            rels.append({
+                "x": r["node_x"], "y": r["node_y"], "x_name": label(r["node_x"], name(r["node_x"])),
+                "y_name": label(r["node_y"], name(r["node_y"])),
+                "has_edge": bool(r["has_edge"]), "relationship": r["relationship"], "as_of": t,
+                "individual": _corr(r["r_s_signed"], r["n_s"], _pair_reason(r, "r_s", names), **names),
+                "population": _corr(r["r_pop_signed"], r["n_pop"], _pair_reason(r, "r_pop", names),
+                                    n_subjects=r["n_pop_subjects"], **names),
+            })
+        out["relationships"] = rels
+    if parsed.intent == "influences" and numeric:
+        x = numeric[0]
+        rows = fetch_dicts(con, _sql("influences.sql"), {"subject": sg.subject_id, "ref_day": t, "metric": x,
+                                                          "limit": INFLUENCES_SHOWN})
+        neigh = []
+        for r in rows:
+            names = {"x": name(x).lower(), "y": name(r["node_y"]).lower(), "day": t.isoformat()}
+            neigh.append({"metric_id": r["node_y"], "name": name(r["node_y"]), "w_global": r["w_global"],
+                          "fallback": r["fallback"], "relationship": r["relationship"],
+                          "individual": _corr(r["r_s_signed"], r["n_s"], r["r_s_reason"], **names),
+                          "population": _corr(r["r_pop_signed"], r["n_pop"], r["r_pop_reason"],
+                                              n_subjects=r["n_pop_subjects"], **names)})
+        out["influences"] = {"metric": x, "name": name(x), "as_of": t, "neighbours": neigh}
+    shown = _display_metrics(numeric)
+    if parsed.intent == "trend" and shown:
+        rows = fetch_dicts(con, _sql("trend.sql"), {"subject": sg.subject_id, "metrics": shown,
+                                                     "start": period.start, "end": period.end})
+        by_id = {r["metric_id"]: r for r in rows}
+        out["trends"] = [{**by_id[m], "name": label(m, name(m)), "unit": unit(m)} if m in by_id else
+                         {"metric_id": m, "name": label(m, name(m)), "unit": unit(m), "n_days": 0} for m in shown]
+    if parsed.comparison is not None and shown:
+        kind, a, b = parsed.comparison
+        rows = fetch_dicts(con, _sql("compare.sql"), {
+            "subject": sg.subject_id, "metrics": shown,
+            "a_start": a.start, "a_end": a.end, "a_dows": list(a.iso_days),
+            "b_start": b.start, "b_end": b.end, "b_dows": list(b.iso_days)})
+        by_id = {r["metric_id"]: r for r in rows}
+        out["comparison"] = {"kind": kind, "a": a.to_json(), "b": b.to_json(),
+                             "metrics": [{**by_id[m], "name": label(m, name(m)), "unit": unit(m)} for m in shown]}
+    return out
