@@ -205,7 +205,7 @@ def measurement_note(node: Node) -> str | None:
         return None
     text = re.sub(r"\s*\((?:FORMATS|DESIGN)[^)]*\)", "", node.measurement)
     text = re.sub(r"[;,]?\s*(?:FORMATS|DESIGN)(?:\.md)? §[\d.]+(?:, §[\d.]+)*\.?", ".", text)
-    text = re.sub(r"\.(\s*\.)+", ".", " ".join(text.split()))
+    text = re.sub(r"(?<!\d)\.(\s*\.)+(?!\d)", ".", " ".join(text.split()))   # keeps ranges such as 1..100
     return text.strip(" ;,.")
 
 

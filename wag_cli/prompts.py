@@ -38,8 +38,10 @@ Produce one JSON object with:
   is energy expenditure). Use only ids that appear in the catalog. Use [] if no metric fits.
 - "window_days": how many calendar days the question covers, as an integer, or the string "all" for the
   whole history ("overall", "ever", "since I started"). "today" and "yesterday" are 1; "this week",
-  "past week", "last week" are 7; "fortnight" or "two weeks" are 14; "this month", "past month",
-  "last month" are 30; "N days/weeks/months" converts to days (a month is 30). No period named: 7.
+  "past week", "last week" are 7; "fortnight" or "two weeks" are 14; "past month", "last month" are
+  30; "N days/weeks/months" converts to days (a month is 30). No period named: 7. Calendar phrases
+  and explicit dates ("this month", "since Monday", "in March", "between D1 and D2") are resolved
+  exactly from the question text by the system; give your best estimate for them.
 - "ref_offset": the last day of that period relative to the latest day on record, as an integer <= 0
   (-1 for "yesterday"; 0 otherwise unless the question clearly points further back).
 - "category": the question's category, one of: General Knowledge, Data Retrieval, Trend Analysis,
@@ -69,7 +71,27 @@ person's usual level), "window_mean", "window_min", "window_max", "n_window_days
 and "zeta" (average distance from the usual level in standard deviations: below about 1 is typical for
 this person, above about 2 is unusual). "measurement" says how the metric is measured in this person's
 dataset (instrument, scale and its direction); read every number on that scale. "companion", when
-present, is a closely related metric shown for context (time asleep beside time in bed).
+present, is a closely related metric shown for context (time asleep beside time in bed). When "data"
+has "baseline_mean", "baseline_sd" and "n_baseline_days", they describe the person's days before the
+window: compare the window with them, not with "usual_mean" (which includes the window).
+
+"analysis", when present, is what the question asks for, computed from the records; answer from it
+first and state its "period" (start, end, days; "start" null = all days up to "end"):
+- "intent": lookup, relationship, influences, trend, comparison or overview.
+- "relationships": for each pair of asked metrics, the person's own ("individual") and the
+  population's correlation as of the reference day: "rho" (Spearman, signed), "n" (days, or
+  subject-days of "n_subjects" people), "strength" and "direction" in words, or "reason" why there is
+  none. Report sign, strength, n and the day; never turn a missing correlation into one.
+- "influences": the metrics most related to the asked one for this person, ranked by "w_global",
+  with their correlations.
+- "trends": a robust (Theil-Sen) slope in units per week with its 95 % interval ("low_per_week",
+  "high_per_week"); "direction" "flat" means not distinguishable from no change. Also first-half vs
+  second-half means with their days.
+- "comparison": two periods "a" and "b" side by side ("iso_days" 6-7 = weekends, 1-5 = weekdays),
+  per metric each period's mean and days and "difference" = a mean - b mean.
+- "overview": the person's most unusual metrics of the period across categories (by "zeta").
+- "display_unit": the unit the question asks in (e.g. "hours": convert minutes to hours).
+For sleep, lead with actual sleep (asleep_duration) and call total_sleep_duration "time in bed".
 {extra}
 Rules for the answer:
 - Ground every statement about the person in the numbers supplied; quote values with their units

@@ -1,0 +1,111 @@
+"""Periods of a question (DESIGN.md §8 "Periods"): explicit ranges, calendar phrases and two periods
+side by side. Every expected period is worked out by hand from the calendar."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from wag_cli.dates import WEEKDAY, WEEKEND, Period, comparison_periods, resolve_period, rolling
+from wag_cli.parse import parse_offline
+
+AS_OF = date(2020, 3, 11)          # a Wednesday
+
+
+@pytest.mark.parametrize("question, start, end", [
+    ("What were my steps between 2020-01-01 and 2020-01-15?", date(2020, 1, 1), date(2020, 1, 15)),
+    ("How did I sleep from March 1 to March 9?", date(2020, 3, 1), date(2020, 3, 9)),
+    ("Resting heart rate from 3 February 2020 until 10 February 2020", date(2020, 2, 3), date(2020, 2, 10)),
+    ("Steps between Dec 20 and Jan 5", date(2019, 12, 20), date(2020, 1, 5)),     # across the new year
+    ("How was my stress since Monday?", date(2020, 3, 9), AS_OF),
+    ("Steps since last Wednesday", AS_OF, AS_OF),                                  # as-of is a Wednesday
+    ("Deep sleep since February 20", date(2020, 2, 20), AS_OF),
+    ("How many steps this month?", date(2020, 3, 1), AS_OF),
+    ("How was my sleep in March?", date(2020, 3, 1), AS_OF),                       # the month is not over
+    ("How was my sleep in February?", date(2020, 2, 1), date(2020, 2, 29)),        # leap year
+    ("Mood in May", date(2019, 5, 1), date(2019, 5, 31)),                          # May 2020 lies ahead
+    ("Steps on 2020-01-10?", date(2020, 1, 10), date(2020, 1, 10)),
+])
+def test_resolved_periods(question, start, end):
+    p = resolve_period(question, AS_OF)
+    assert (p.start, p.end) == (start, end)
+    parsed = parse_offline(question, AS_OF)
+    # a period is (start, end): reference day = end, window = end - start + 1 days
+    assert parsed.reference_day == end
+    assert parsed.window_days == (end - start).days + 1
+    assert parsed.ref_offset == (end - AS_OF).days
+    out = parsed.to_json()
+    assert (out["period_start"], out["period_end"]) == (start.isoformat(), end.isoformat())
+
+
+@pytest.mark.parametrize("question, start", [
+    ("steps this week", date(2020, 3, 5)), ("steps last week", date(2020, 3, 5)),
+    ("steps past month", date(2020, 2, 11)), ("steps over the past 14 days", date(2020, 2, 27)),
+])
+def test_rolling_phrases_keep_the_labelled_conventions(question, start):
+    p = parse_offline(question, AS_OF)
+    assert (p.resolved_period.start, p.reference_day) == (start, AS_OF)
+    assert p.window_days == (AS_OF - start).days + 1
+
+
+def test_range_that_ends_before_it_starts_is_an_error():
+    with pytest.raises(ValueError, match="ends before it starts"):
+        parse_offline("steps between 2020-03-09 and 2020-03-02", AS_OF)
+
+
+def test_this_week_vs_last_week():
+    p = parse_offline("How do my steps this week compare to last week?", AS_OF)
+    kind, a, b = p.comparison
+    assert kind == "previous"
+    assert (a.start, a.end) == (date(2020, 3, 5), date(2020, 3, 11))
+    assert (b.start, b.end) == (date(2020, 2, 27), date(2020, 3, 4))
+    assert p.category == "Comparative Insight" and p.intent == "comparison"
+    assert (p.reference_day, p.window_days) == (AS_OF, 7)
+
+
+def test_this_month_vs_last_month_are_calendar_months():
+    kind, a, b = parse_offline("Compare my sleep this month vs last month", AS_OF).comparison
+    assert (a.start, a.end, b.start, b.end) == (date(2020, 3, 1), AS_OF, date(2020, 2, 1), date(2020, 2, 29))
+
+
+def test_compared_with_previous_month_alone():
+    kind, a, b = parse_offline("How did my sleep efficiency compare with the previous month?", AS_OF).comparison
+    assert (a.start, a.end) == (date(2020, 2, 11), AS_OF)                   # the 30 days ending as-of
+    assert (b.start, b.end) == (date(2020, 1, 12), date(2020, 2, 10))       # the 30 days before
+
+
+def test_weekends_vs_weekdays_cover_all_history_without_a_period():
+    p = parse_offline("Do I sleep more on weekends than on weekdays?", AS_OF)
+    kind, a, b = p.comparison
+    assert kind == "weekday_split" and a.iso_days == WEEKEND and b.iso_days == WEEKDAY
+    assert a.start is None and a.end == AS_OF and p.window_days is None
+    kind, a, b = parse_offline("Steps on weekdays vs weekends over the past 4 weeks", AS_OF).comparison
+    assert a.iso_days == WEEKDAY and (a.start, a.end) == (date(2020, 2, 13), AS_OF)
+
+
+def test_before_and_after_a_date():
+    p = parse_offline("Was my resting heart rate different before and after 2020-02-01?", AS_OF)
+    kind, a, b = p.comparison
+    assert kind == "before_after"
+    assert (a.start, a.end) == (None, date(2020, 1, 31)) and (b.start, b.end) == (date(2020, 2, 1), AS_OF)
+    assert (p.resolved_period.start, p.reference_day) == (date(2020, 2, 1), AS_OF)
+
+
+def test_no_comparison_for_a_single_period():
+    for q in ("What happened to my sleep last week?", "Is my heart rate higher than usual this week?",
+              "How many steps this week?"):
+        p = parse_offline(q, AS_OF)
+        assert comparison_periods(q, p.resolved_period, AS_OF) is None and p.comparison is None, q
+
+
+def test_period_describe_and_json():
+    p = Period(date(2020, 1, 1), date(2020, 1, 15), "between")
+    assert p.window_days == 15 and p.describe() == "2020-01-01 to 2020-01-15 (15 days)"
+    assert rolling(AS_OF, None).window_days is None and rolling(AS_OF, None).to_json()["days"] == "all"
+    assert rolling(AS_OF, 1).describe() == AS_OF.isoformat()
+
+
+def test_units_follow_the_question():
+    assert parse_offline("How many hours did I sleep this week?", AS_OF).display_unit == "hours"
+    assert parse_offline("How long did I sleep in the past 24 hours?", AS_OF).display_unit is None
