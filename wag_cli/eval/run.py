@@ -162,7 +162,10 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
         text, source, note, sg_json, tokens, error = cache[key]
         context = None
         if sg_json is not None:
-            context = {**sg_json, "edges": _edges(sg_json), "rank_by": task.rank_by,
+            # the subgraph as Subgraph.to_json gave it (its own rank_by included), plus the edges, the
+            # weight that ranked the neighbours under this condition (None = no neighbours), the gold
+            # retrieval fields and the parse of the question text
+            context = {**sg_json, "edges": _edges(sg_json), "ranked_by": task.rank_by,
                        "retrieval": _gold_retrieval(q), "parse": parsed}
         eval_con.execute(
             "insert or replace into eval_answers (query_id, experiment, condition, rank_by, answer, source, context,"

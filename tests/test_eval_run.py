@@ -1,0 +1,100 @@
+"""`wag eval run` (DESIGN.md §8, §10) on the real-excerpt build: every condition of every experiment is
+stored with its context and prompt size; a re-run skips what is stored; an interrupted run keeps the
+answers stored so far and a second run completes it."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from wag_cli import prompts
+from wag_cli.cli import app
+from wag_cli.eval.run import EXPERIMENTS
+from wag_cli.llm import build_messages
+
+N_CONDITIONS = sum(len(c) for c in EXPERIMENTS.values())
+EXTRA_KEYS = ("edges", "ranked_by", "retrieval", "parse")
+
+
+@pytest.fixture
+def env(built_db, tmp_path, monkeypatch):
+    monkeypatch.setenv("WAG_DB", str(built_db))
+    monkeypatch.setenv("WAG_EVAL_DB", str(tmp_path / "eval.duckdb"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    return tmp_path / "eval.duckdb"
+
+
+def _invoke(*args):
+    res = CliRunner().invoke(app, list(args))
+    assert res.exit_code == 0, res.output
+    return res
+
+
+def test_run_stores_every_condition_and_skips_stored(env):
+    _invoke("eval", "queries", "--n", "3", "--offline", "--jsonl", str(env.parent / "q.jsonl"))
+    assert len((env.parent / "q.jsonl").read_text().splitlines()) == 3
+    out = json.loads(_invoke("eval", "run", "--limit", "2", "--offline", "--json").stdout)
+    assert out["stored"] == 2 * N_CONDITIONS and out["skipped_already_stored"] == 0 and out["errors"] == 0
+    again = json.loads(_invoke("eval", "run", "--limit", "2", "--offline", "--json").stdout)
+    assert again["stored"] == 0 and again["skipped_already_stored"] == 2 * N_CONDITIONS
+
+    con = duckdb.connect(str(env), read_only=True)
+    rows = con.execute("select a.*, q.question, q.metrics as q_metrics, q.window_days as q_window"
+                       " from eval_answers a join eval_queries q using (query_id)").df()
+    con.close()
+    assert len(rows) == 2 * N_CONDITIONS
+    for exp, conds in EXPERIMENTS.items():
+        for cond, method, rank_by in conds:
+            sub = rows[(rows["experiment"] == exp) & (rows["condition"] == cond)]
+            assert len(sub) == 2, (exp, cond)
+            for r in sub.itertuples():
+                assert r.answer and r.source == "offline"
+                ctx = json.loads(r.context)
+                assert ctx["method"] == method and ctx["ranked_by"] == rank_by == (r.rank_by if isinstance(r.rank_by, str) else None)
+                if method == "wag":
+                    assert ctx["rank_by"] == rank_by
+                # retrieval used the gold fields, the parse of the text is recorded beside them
+                assert ctx["retrieval"]["metrics"] == list(r.q_metrics)
+                assert "metrics" in ctx["parse"]
+                assert {n["metric_id"] for n in ctx["nodes"] if n["role"] == "primary"} <= set(r.q_metrics)
+                if method != "wag":
+                    assert ctx["edges"] == [] and all(n["role"] == "primary" for n in ctx["nodes"])
+                assert len(ctx["edges"]) == sum(n["role"] == "neighbour" for n in ctx["nodes"])
+                # prompt size: ceil(chars / 4) of the exact messages of the answer step
+                sg_json = {k: v for k, v in ctx.items() if k not in EXTRA_KEYS}
+                system, instruction = prompts.answer_prompt(method)
+                msgs = build_messages(system, instruction, {"question": r.question, "subgraph": sg_json})
+                assert r.prompt_tokens == math.ceil(sum(len(m["content"]) for m in msgs) / 4)
+
+
+def test_interrupted_run_keeps_stored_answers(env):
+    from wag_cli.catalog import load_catalog
+    from wag_cli.db import warehouse
+    from wag_cli.eval.run import RunStats, answer_query_tasks, group_by_query, plan
+    from wag_cli.eval.store import connect_eval, read_queries
+
+    _invoke("eval", "queries", "--n", "2", "--offline")
+    con_e = connect_eval(env)
+    try:
+        queries = read_queries(con_e)[:1]
+        stats = RunStats()
+        tasks = plan(con_e, queries, ["main"], stats)
+        assert len(tasks) == 3
+
+        def stop_after_two(_task, seen=[]):
+            seen.append(_task)
+            if len(seen) == 2:
+                raise KeyboardInterrupt
+
+        with warehouse() as con, pytest.raises(KeyboardInterrupt):
+            for group in group_by_query(tasks):
+                answer_query_tasks(con, con_e, group, catalog=load_catalog(con), stats=stats, on_done=stop_after_two)
+        assert con_e.execute("select count(*) from eval_answers").fetchone()[0] == 2
+        left = plan(con_e, queries, ["main"], RunStats())
+        assert [t.condition for t in left] == ["wag"]
+    finally:
+        con_e.close()
