@@ -1,0 +1,305 @@
+"""Answers shaped by the question (issue 8 item 3; DESIGN.md §5-§8): relationships, influences,
+trends, comparisons, explicit periods and the overview, on the real excerpts (``built_db``).
+
+Every number is recomputed here from ``metric_values`` with scipy / pandas, independently of the
+warehouse's macros and of ``wag_cli/sql``. The paraphrase pairs at the end need no warehouse.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date, timedelta
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from wag_cli.ask import answer_question
+from wag_cli.parse import parse_offline
+
+SUBJECT = "pmdata:p16"            # steps, sleep and resting heart rate on ~150 days
+AS_OF = date(2020, 1, 15)        # mid-record: correlations must use days <= t only
+
+
+@pytest.fixture(scope="module")
+def values(built_db) -> pd.DataFrame:
+    con = duckdb.connect(str(built_db), read_only=True)
+    try:
+        df = con.execute("select dataset, subject_id, metric_id, day, value from metric_values "
+                         "where value is not null").fetchdf()
+    finally:
+        con.close()
+    df["day"] = pd.to_datetime(df["day"]).dt.date
+    return df
+
+
+@pytest.fixture
+def wh(built_db, monkeypatch):
+    monkeypatch.setenv("WAG_DB", str(built_db))
+    return built_db
+
+
+def _series(values, subject, metric, start=None, end=None) -> pd.Series:
+    v = values[(values.subject_id == subject) & (values.metric_id == metric)]
+    if start is not None:
+        v = v[v.day >= start]
+    if end is not None:
+        v = v[v.day <= end]
+    return v.set_index("day")["value"].sort_index()
+
+
+def _paired(values, subject, x, y, end):
+    a, b = _series(values, subject, x, end=end), _series(values, subject, y, end=end)
+    both = pd.concat([a.rename("x"), b.rename("y")], axis=1, join="inner")
+    return both["x"].to_numpy(), both["y"].to_numpy()
+
+
+# --------------------------------------------------------------------------- Metric Relationships
+
+
+def test_relationship_is_the_pairs_as_of_correlation(wh, values):
+    res = answer_question("Do I sleep better on days when I walk more?", SUBJECT, as_of=AS_OF, offline=True)
+    assert res.parsed.intent == "relationship"
+    rels = {(r["x"], r["y"]): r for r in res.analysis["relationships"]}
+    rel = rels[("total_sleep_duration", "steps_taken")]
+    x, y = _paired(values, SUBJECT, "total_sleep_duration", "steps_taken", AS_OF)
+    rho = stats.spearmanr(x, y).statistic
+    assert rel["individual"]["n"] == len(x)
+    assert rel["individual"]["rho"] == pytest.approx(rho, abs=1e-9)
+    assert rel["as_of"] == AS_OF
+    # population: every subject of the dataset, paired days <= t, ranks over the pooled sample
+    ds = values[(values.dataset == "pmdata") & (values.day <= AS_OF)]
+    px, py = [], []
+    for s in ds.subject_id.unique():
+        a, b = _paired(ds, s, "total_sleep_duration", "steps_taken", AS_OF)
+        px.append(a)
+        py.append(b)
+    px, py = np.concatenate(px), np.concatenate(py)
+    assert rel["population"]["n"] == len(px)
+    assert rel["population"]["rho"] == pytest.approx(stats.spearmanr(px, py).statistic, abs=1e-9)
+    # the answer quotes it, with the day it is as of
+    assert f"{rho:+.2f} over {len(x)} days" in res.answer.text
+    assert "as of 2020-01-15" in res.answer.text
+    # time asleep (the companion of time in bed) is paired as well
+    asleep = rels[("asleep_duration", "steps_taken")]
+    ax, ay = _paired(values, SUBJECT, "asleep_duration", "steps_taken", AS_OF)
+    assert asleep["individual"]["rho"] == pytest.approx(stats.spearmanr(ax, ay).statistic, abs=1e-9)
+
+
+def test_relationship_without_evidence_says_why(wh, values):
+    # p16's sleep-onset latency is constant: no correlation, and the answer says why
+    res = answer_question("Is my sleep onset latency related to my steps?", SUBJECT, as_of=AS_OF, offline=True)
+    (rel,) = res.analysis["relationships"]
+    x, _y = _paired(values, SUBJECT, "sleep_onset_latency", "steps_taken", AS_OF)
+    assert len(x) >= 10 and len(np.unique(x)) == 1          # the data: always 0 up to t
+    assert rel["individual"]["rho"] is None
+    assert "sleep onset latency did not vary" in rel["individual"]["reason"]
+    assert "sleep onset latency did not vary" in res.answer.text
+
+
+def test_what_affects_x_most_lists_top_neighbours_with_correlations(wh, values):
+    res = answer_question("What affects my deep sleep the most?", SUBJECT, as_of=AS_OF, offline=True)
+    assert res.parsed.intent == "influences"
+    inf = res.analysis["influences"]
+    ws = [n["w_global"] for n in inf["neighbours"]]
+    assert 3 <= len(ws) <= 5 and ws == sorted(ws, reverse=True)
+    for n in inf["neighbours"]:
+        x, y = _paired(values, SUBJECT, "deep_sleep_duration", n["metric_id"], AS_OF)
+        assert len(np.unique(y)) >= 2                       # no constant or empty candidate
+        if n["individual"]["rho"] is not None:
+            assert n["individual"]["n"] == len(x)
+            assert n["individual"]["rho"] == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-9)
+    assert "What goes with your deep sleep duration most" in res.answer.text
+
+
+# --------------------------------------------------------------------------- Trend Analysis
+
+
+def test_trend_slope_equals_scipy_theilslopes(wh, values):
+    res = answer_question("Is my resting heart rate trending down over 3 months?", SUBJECT, offline=True)
+    start, end = date(2020, 1, 2), date(2020, 3, 31)          # 90 days ending on the last day
+    assert (res.parsed.resolved_period.start, res.parsed.reference_day) == (start, end)
+    (trend,) = [t for t in res.analysis["trends"] if t["metric_id"] == "resting_heart_rate"]
+    s = _series(values, SUBJECT, "resting_heart_rate", start, end)
+    x = np.array([(d - start).days for d in s.index], dtype=float)
+    ts = stats.theilslopes(s.to_numpy(), x)
+    assert trend["n_days"] == len(s)
+    assert trend["slope_per_week"] == pytest.approx(7 * ts.slope, abs=1e-9)
+    assert trend["low_per_week"] == pytest.approx(7 * ts.low_slope, abs=1e-9)
+    assert trend["high_per_week"] == pytest.approx(7 * ts.high_slope, abs=1e-9)
+    flat = ts.low_slope <= 0 <= ts.high_slope
+    assert trend["direction"] == ("flat" if flat else "up" if ts.low_slope > 0 else "down")
+    half = 45
+    first = s[[d < start + timedelta(days=half) for d in s.index]]
+    second = s[[d > end - timedelta(days=half) for d in s.index]]
+    assert trend["first_half_mean"] == pytest.approx(first.mean(), abs=1e-9)
+    assert trend["second_half_mean"] == pytest.approx(second.mean(), abs=1e-9)
+    assert (trend["first_half_days"], trend["second_half_days"]) == (len(first), len(second))
+    assert "per week" in res.answer.text and "Theil" in res.answer.text
+
+
+def test_trend_with_ties_equals_scipy(wh, values):
+    """Integer scores have many ties: Sen's tie correction of the interval must match scipy."""
+    res = answer_question("Has my readiness been going up over the past 2 months?", SUBJECT, offline=True)
+    (trend,) = [t for t in res.analysis["trends"] if t["metric_id"] == "readiness"]
+    start = res.parsed.resolved_period.start
+    s = _series(values, SUBJECT, "readiness", start, res.parsed.reference_day)
+    assert s.duplicated().any()
+    ts = stats.theilslopes(s.to_numpy(), np.array([(d - start).days for d in s.index], dtype=float))
+    assert (trend["low_per_week"], trend["high_per_week"]) == pytest.approx((7 * ts.low_slope, 7 * ts.high_slope),
+                                                                          abs=1e-9)
+
+
+# --------------------------------------------------------------------------- Comparative Insight
+
+
+def test_this_week_vs_last_week_means_equal_pandas(wh, values):
+    res = answer_question("How do my steps this week compare to last week?", SUBJECT, as_of=AS_OF, offline=True)
+    cmp_ = res.analysis["comparison"]
+    assert cmp_["kind"] == "previous"
+    assert (cmp_["a"]["start"], cmp_["a"]["end"]) == ("2020-01-09", "2020-01-15")
+    assert (cmp_["b"]["start"], cmp_["b"]["end"]) == ("2020-01-02", "2020-01-08")
+    (m,) = cmp_["metrics"]
+    this = _series(values, SUBJECT, "steps_taken", date(2020, 1, 9), date(2020, 1, 15))
+    last = _series(values, SUBJECT, "steps_taken", date(2020, 1, 2), date(2020, 1, 8))
+    assert (m["a_days"], m["b_days"]) == (len(this), len(last))
+    assert m["a_mean"] == pytest.approx(this.mean(), abs=1e-9)
+    assert m["b_mean"] == pytest.approx(last.mean(), abs=1e-9)
+    assert m["difference"] == pytest.approx(this.mean() - last.mean(), abs=1e-9)
+    assert "this week" in res.answer.text and "last week" in res.answer.text
+
+
+def test_weekends_vs_weekdays_in_hours_equal_pandas(wh, values):
+    res = answer_question("How many hours do I sleep on weekends compared with weekdays?", SUBJECT, offline=True)
+    cmp_ = res.analysis["comparison"]
+    assert cmp_["kind"] == "weekday_split"
+    s = _series(values, SUBJECT, "asleep_duration")
+    weekend = s[[d.isoweekday() >= 6 for d in s.index]]
+    weekday = s[[d.isoweekday() <= 5 for d in s.index]]
+    (m,) = [m for m in cmp_["metrics"] if m["metric_id"] == "asleep_duration"]
+    assert (m["a_days"], m["b_days"]) == (len(weekend), len(weekday))
+    assert m["a_mean"] == pytest.approx(weekend.mean(), abs=1e-9)
+    assert m["b_mean"] == pytest.approx(weekday.mean(), abs=1e-9)
+    assert f"{weekend.mean() / 60:.1f} h" in res.answer.text            # units follow the question
+
+
+# --------------------------------------------------------------------------- explicit periods
+
+
+def test_between_d1_and_d2_covers_exactly_those_days(wh, values):
+    res = answer_question("What were my steps between 2020-01-01 and 2020-01-15?", SUBJECT, offline=True)
+    assert (res.parsed.reference_day, res.parsed.window_days) == (date(2020, 1, 15), 15)
+    (p,) = res.subgraph.primaries
+    s = _series(values, SUBJECT, "steps_taken", date(2020, 1, 1), date(2020, 1, 15))
+    assert [r["day"] for r in p.data.daily] == list(s.index)
+    assert p.data.n_window_days == len(s)
+    assert p.data.window_mean == pytest.approx(s.mean(), abs=1e-9)
+    assert "2020-01-01 to 2020-01-15 (15 days)" in res.answer.text
+    before = _series(values, SUBJECT, "steps_taken", end=date(2019, 12, 31))
+    if getattr(p.data, "n_baseline_days", None):
+        # the usual level it is compared with: the days before the period
+        assert p.data.n_baseline_days == len(before)
+        assert p.data.baseline_mean == pytest.approx(before.mean(), abs=1e-9)
+        assert "before this period" in res.answer.text
+
+
+# --------------------------------------------------------------------------- overview, framing
+
+
+def test_overview_is_answered_with_the_most_abnormal_metrics(wh, values, built_db):
+    res = answer_question("How am I doing overall?", SUBJECT, offline=True)
+    assert res.parsed.intent == "overview" and res.parsed.openness == 1.0
+    t = res.parsed.reference_day
+    start = res.parsed.resolved_period.start
+    con = duckdb.connect(str(built_db), read_only=True)
+    try:
+        kinds = dict(con.execute("select metric_id, data_kind || '/' || category from nodes").fetchall())
+    finally:
+        con.close()
+    zeta = {}
+    for m, g in values[(values.subject_id == SUBJECT) & (values.day <= t)].groupby("metric_id"):
+        if kinds.get(m, "").startswith("numeric/") and not kinds[m].endswith("Demographic"):
+            sd = g.value.std(ddof=1)
+            w = g[g.day >= start]
+            if len(w) and sd > 0:
+                zeta[m] = float((w.value - g.value.mean()).abs().mean() / sd)
+    top = res.analysis["overview"][0]
+    assert top["metric_id"] == max(zeta, key=zeta.get)
+    assert top["zeta"] == pytest.approx(zeta[top["metric_id"]], abs=1e-9)
+    assert len({o["category"] for o in res.analysis["overview"]}) >= 2      # across categories
+    assert {p.metric_id for p in res.subgraph.primaries} == {o["metric_id"] for o in res.analysis["overview"]}
+
+
+def test_sleep_answer_leads_with_actual_sleep(wh):
+    text = answer_question("How did I sleep this week?", SUBJECT, offline=True).answer.text
+    assert text.index("Actual sleep (time asleep)") < text.index("Time in bed (total sleep duration)")
+
+
+def test_guidance_follows_the_subjects_instrument(wh):
+    lifesnaps = answer_question("How stressed have I been this month?", "lifesnaps:621e346f67b776a24081744f",
+                                offline=True).answer.text
+    assert "PMSys" not in lifesnaps and "PSS-4" not in lifesnaps and "Fitbit" in lifesnaps
+    pmdata = answer_question("How stressed have I been this month?", SUBJECT, offline=True).answer.text
+    assert "PMSys 1-5" in pmdata and "PSS-4" not in pmdata
+
+
+def test_json_is_backward_compatible_and_carries_the_analysis(wh):
+    out = answer_question("How do my steps this week compare to last week?", SUBJECT, offline=True).to_json()
+    assert {"question", "subject_id", "method", "parse", "subgraph", "answer", "answer_source",
+            "answer_note"} <= set(out)
+    assert out["analysis"]["intent"] == "comparison"
+    assert out["parse"]["comparison"]["b"]["end"] == "2020-03-24"
+    json.dumps(out)
+
+
+def test_model_gets_the_same_analysis_and_filtered_guidance(wh):
+    from wag_cli.answer import model_answer
+
+    class Recorder:
+        chat_model = "recorder"
+
+        def chat_text(self, system, instruction, data):
+            self.data = data
+            return "ok"
+
+    res = answer_question("How stressed have I been this month?", "lifesnaps:621e346f67b776a24081744f", offline=True)
+    rec = Recorder()
+    assert model_answer(res.question, res.subgraph, rec, res.analysis).text == "ok"
+    assert rec.data["analysis"] == res.analysis
+    (node,) = [n for n in rec.data["subgraph"]["nodes"] if n["metric_id"] == "mental_stress"]
+    assert "PMSys" not in node["normal_range"]
+
+
+# --------------------------------------------------------------------------- paraphrases
+
+PARAPHRASES = [
+    ("How was my sleep?", "How did I sleep?"),
+    ("How was my sleep this week?", "How did I sleep over the past week?"),
+    ("Is my resting heart rate trending down?", "Has my resting heart rate been going down?"),
+    ("Do I sleep better on days when I walk more?", "Is my sleep better on days I walk more?"),
+    ("How many steps did I take this week?", "What was my step count this week?"),
+    ("What affects my deep sleep the most?", "What influences my deep sleep most?"),
+    ("How does this week's activity compare to last week?", "Was my activity higher this week than last week?"),
+    ("Do I sleep more on weekends than on weekdays?", "How does my sleep on weekends compare with weekdays?"),
+    ("Is my stress level unusual this week?", "Has my stress been abnormal this week?"),
+    ("What can I do to improve my sleep?", "How can I sleep better?"),
+    ("What is HRV?", "What does HRV mean?"),
+    ("Is there a link between my steps and my mood?", "Are my steps and my mood related?"),
+    ("How am I doing overall?", "How have I been doing lately?"),
+    ("Does walking more help me sleep better?", "Does my step count affect my sleep?"),
+]
+
+
+@pytest.mark.parametrize("a, b", PARAPHRASES, ids=[p[0][:40] for p in PARAPHRASES])
+def test_paraphrases_get_one_category(a, b):
+    pa, pb = parse_offline(a, AS_OF), parse_offline(b, AS_OF)
+    assert (pa.category, pa.openness, pa.intent) == (pb.category, pb.openness, pb.intent)
+
+
+def test_paraphrases_get_the_same_number_of_neighbours(wh):
+    a = answer_question("How was my sleep?", SUBJECT, offline=True)
+    b = answer_question("How did I sleep?", SUBJECT, offline=True)
+    assert a.parsed.category == b.parsed.category
+    assert len(a.subgraph.neighbours) == len(b.subgraph.neighbours) > 0
