@@ -188,16 +188,21 @@ def subjects(
 
 @app.command()
 def sql(
-    query: Annotated[str, typer.Argument(help="A SQL query (the warehouse is opened read-only).")],
+    query: Annotated[str, typer.Argument(help="One SELECT / WITH / DESCRIBE / SHOW / SUMMARIZE / EXPLAIN statement (the warehouse is opened read-only, without file or network access).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print rows as JSON.")] = False,
     limit: Annotated[int, typer.Option(help="Rows to print at most (table output).")] = 50,
 ) -> None:
-    """Run a read-only SQL query against the warehouse."""
+    """Run a read-only SQL query against the warehouse (cells are printed literally)."""
     import duckdb
+    from rich.text import Text
 
     from .db import warehouse
+    from .sqlguard import check_read_only_sql
 
     try:
+        if limit < 0:
+            raise UsageError(f"--limit {limit}: give a number of rows >= 0, e.g. --limit 20")
+        check_read_only_sql(query)
         with warehouse() as con:
             try:
                 cur = con.execute(query)
@@ -212,13 +217,13 @@ def sql(
     if as_json:
         _print_json([dict(zip(cols, r)) for r in rows])
         return
-    table = Table(title=f"{len(rows)} row{'' if len(rows) == 1 else 's'}"
-                  + (f" (first {limit} shown)" if len(rows) > limit else ""))
+    table = Table(title=Text(f"{len(rows)} row{'' if len(rows) == 1 else 's'}"
+                             + (f" (first {limit} shown)" if len(rows) > limit else "")))
     for c in cols:
-        table.add_column(c)
+        table.add_column(Text(str(c)))
     for r in rows[:limit]:
-        table.add_row(*["" if v is None else str(v) for v in r])
-    console.print(table)
+        table.add_row(*[Text("" if v is None else str(v)) for v in r])
+    console.print(table, markup=False, highlight=False, emoji=False)
 
 
 @graph_app.command("show")
