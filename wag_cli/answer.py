@@ -19,7 +19,8 @@ described in ``prompts``). Its keys:
 * ``comparison`` — ``{kind, a, b, metrics: [{metric_id, name, unit, a_days, a_mean, ..., difference}]}``
   with ``difference = a_mean - b_mean``;
 * ``overview`` — the most abnormal metrics of the window across categories ``[{metric_id, category,
-  zeta, n_window_days}]``.
+  zeta, n_window_days}]``;
+* ``notes`` — sentences on what could not be computed (a text metric in a relationship question).
 
 Offline (default, deterministic): the analysis first, then each primary metric's window against the
 person's level before the window, the related metrics and the catalog's guidance — only the parts
@@ -374,7 +375,7 @@ def render_overview(items: list[dict], names: dict[str, str]) -> list[str]:
            "level in standard deviations, zeta):"]
     for it in items:
         out.append(f"* {names.get(it['metric_id'], it['metric_id'])} ({it['category']}): zeta {it['zeta']:.2f} "
-                   f"over {it['n_window_days']} days with data.")
+                   f"over {it['n_window_days']} day{'' if it['n_window_days'] == 1 else 's'} with data.")
     return out
 
 
@@ -405,6 +406,7 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
         shaped += render_comparison(analysis["comparison"], unit)
     if analysis.get("overview") is not None and intent == "overview":
         shaped += render_overview(analysis["overview"], {p.metric_id: p.name for p in sg.nodes})
+    shaped += [f"Note: {n}." for n in analysis.get("notes") or []]
     if shaped:
         lines += shaped
         lines.append("")

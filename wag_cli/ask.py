@@ -243,6 +243,11 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
                                     n_subjects=r["n_pop_subjects"], **names),
             })
         out["relationships"] = rels
+    if parsed.intent == "relationship" and len(numeric) < 2:
+        text_ids = [m for m in metrics if m not in numeric]
+        out["relationships"] = []
+        out["notes"] = [f"{name(m)} is a text log, so no correlation can be computed with it" for m in text_ids] or \
+            ["the question names only one metric, so there is no pair to correlate"]
     if parsed.intent == "influences" and numeric:
         x = numeric[0]
         rows = fetch_dicts(con, _sql("influences.sql"), {"subject": sg.subject_id, "ref_day": t, "metric": x,

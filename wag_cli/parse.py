@@ -38,6 +38,9 @@ from .prompts import parse_schema
 
 DEFAULT_CATEGORY = "Data Retrieval"
 DEFAULT_WINDOW = 7
+#: What an answer must contain (wag_cli.answer's analysis): a look-up, the pair's correlation, what
+#: goes with X most, a trend, two periods side by side, or the most abnormal metrics overall.
+INTENTS = ("lookup", "relationship", "influences", "trend", "comparison", "overview")
 
 
 def category_openness(category: str) -> float:
@@ -505,15 +508,20 @@ CATEGORY_CUES_FILE = "category_cues.toml"
 
 
 @lru_cache(maxsize=1)
+def _cue_file() -> dict:
+    import tomllib
+    from importlib import resources
+
+    return tomllib.loads(resources.files("wag_cli").joinpath("data", CATEGORY_CUES_FILE).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
 def category_rules() -> tuple[tuple[str, tuple[str, ...]], ...]:
     """``((category, (regex, ...)), ...)`` in precedence order, from :data:`CATEGORY_CUES_FILE`.
 
     ``ValueError`` if the file names a category outside :data:`CATEGORY_OPENNESS`.
     """
-    import tomllib
-    from importlib import resources
-
-    data = tomllib.loads(resources.files("wag_cli").joinpath("data", CATEGORY_CUES_FILE).read_text(encoding="utf-8"))
+    data = _cue_file()
     rules = tuple((r["category"], tuple(r["cues"])) for r in data["rule"])
     unknown = {c for c, _ in rules} - set(CATEGORY_OPENNESS)
     if unknown:
@@ -578,8 +586,9 @@ def question_shape(question: str, as_of: date, *, metrics: list[str], category: 
     else:
         period = rolling(as_of + timedelta(days=offset), window, window_phrase)
     text = normalise(question)
-    overview = not metrics and re.search(_OVERVIEW, text) is not None
-    if overview and explicit is None and window is None and window_phrase in _OVERVIEW_NOT_HISTORY:
+    cues = _shape_cues()
+    overview = not metrics and _matches_any(cues["overview"], text)
+    if overview and explicit is None and window is None and window_phrase in cues["overview_not_history"]:
         period = rolling(as_of, DEFAULT_WINDOW)           # "how am I doing overall": across metrics, not all time
     comparison = comparison_periods(question, period, as_of)
     if comparison is not None and comparison[0] == "weekday_split" and explicit is None and not window_phrase \
@@ -606,21 +615,21 @@ def question_shape(question: str, as_of: date, *, metrics: list[str], category: 
     else:
         intent = "lookup"
     unit = None
-    if re.search(r"\b(how many hours|in hours|hours (of|did|do|have|was|were|i|a))\b", text):
+    if _matches_any(cues["hours"], text):
         unit = "hours"
-    elif re.search(r"\b(how many minutes|in minutes)\b", text):
+    elif _matches_any(cues["minutes"], text):
         unit = "minutes"
     return {"period": period, "comparison": comparison, "category": category, "intent": intent,
             "display_unit": unit}
 
 
-#: A question about everything ("how am I doing overall"): answered with the subject's most
-#: abnormal metrics across categories (intent "overview").
-_OVERVIEW = (r"\b(how am i doing|how have i been( doing)?|how is my health|how are things|overview|overall"
-             r"|summar(y|ise|ize)|anything (stand|stands|standing) out|what stands out|big picture"
-             r"|how (is|was|are|were) (everything|things))\b")
-#: History words that, in an overview question, mean "across all metrics" rather than "all time".
-_OVERVIEW_NOT_HISTORY = frozenset({"overall", "in general", "generally"})
+def _shape_cues() -> dict:
+    """The ``[shape]`` table of ``data/category_cues.toml``: overview, overview_not_history, hours, minutes."""
+    return _cue_file()["shape"]
+
+
+def _matches_any(patterns: Iterable[str], text: str) -> bool:
+    return any(re.search(p, text) for p in patterns)
 
 
 def parse_offline(question: str, as_of: date, catalog: dict[str, Metric] | None = None) -> ParsedQuery:

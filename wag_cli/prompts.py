@@ -47,6 +47,8 @@ Produce one JSON object with:
 - "category": the question's category, one of: General Knowledge, Data Retrieval, Trend Analysis,
   Comparative Insight, Anomaly Detection, Actionable Advice, Exploratory Analysis,
   Metric Relationships, Contextual Queries.
+  Classify by what is asked, not by its wording: paraphrases ("How was my sleep?", "How did I
+  sleep?") get the same category.
 - "openness": a number from 0 to 1 for how open-ended the question is. A request for one stored
   number is closed (about 0.1-0.3); a definition is fairly closed (0.2-0.4); advice 0.3-0.5; trends
   and how metrics relate 0.4-0.6; comparisons and context 0.5-0.7; spotting anything unusual
@@ -91,6 +93,7 @@ first and state its "period" (start, end, days; "start" null = all days up to "e
   per metric each period's mean and days and "difference" = a mean - b mean.
 - "overview": the person's most unusual metrics of the period across categories (by "zeta").
 - "display_unit": the unit the question asks in (e.g. "hours": convert minutes to hours).
+- "notes": what could not be computed and why; say so.
 For sleep, lead with actual sleep (asleep_duration) and call total_sleep_duration "time in bed".
 {extra}
 Rules for the answer:
