@@ -28,7 +28,8 @@ Rules (every score in [0, 1]):
 ``VO2``, units like ``8h``), list markers at a line start, and numbers that also occur in the
 question. ``HH:MM`` counts as minutes after midnight. Signs are ignored (|a| vs |v|). A number ``a``
 shown with ``d`` decimals *matches* a reference value ``v`` when ``| |a| - |v| | <= 0.5 * 10^-d``
-(``v`` rounds to ``a``) or ``<= 1 %`` of ``|v|`` (thousands separators, 3 significant digits).
+(``v`` rounds to ``a``), or, for a whole number (``d = 0``), when it is within 1 % of ``|v|``
+("about 5,400 steps" for 5,402.8).
 
 **Groundedness** = matched numbers / numbers checked; 0 when the answer states no checkable number
 (nothing in it can be verified).
@@ -157,10 +158,11 @@ def dates_in(text: str) -> set[date]:
 
 
 def matches(n: Number, v: float) -> bool:
-    """Whether ``n`` is ``v`` as written: within half a unit of its last decimal, or within 1 %."""
+    """Whether ``n`` is ``v`` as written: within half a unit of its last decimal shown, or, for a
+    whole number, within 1 % of ``|v|``."""
     a, b = abs(n.value), abs(v)
     diff = abs(a - b)
-    return diff <= 0.5 * 10 ** (-n.decimals) + 1e-9 or diff <= 0.01 * b
+    return diff <= 0.5 * 10 ** (-n.decimals) + 1e-9 or (n.decimals == 0 and diff <= 0.01 * b)
 
 
 @dataclass
