@@ -99,6 +99,20 @@ def test_relationship_without_evidence_says_why(wh, values):
     assert "sleep onset latency did not vary" in res.answer.text
 
 
+def test_pair_without_an_edge_says_so(wh, built_db):
+    con = duckdb.connect(str(built_db), read_only=True)
+    try:
+        edge = con.execute("select count(*) from edges where node_a = 'bedtime_start_time' "
+                           "and node_b = 'distance_traveled'").fetchone()[0]
+    finally:
+        con.close()
+    assert edge == 0                                        # the seed judges them unrelated
+    res = answer_question("Is my bedtime related to my distance traveled?", SUBJECT, offline=True)
+    rel = {(r["x"], r["y"]): r for r in res.analysis["relationships"]}[("bedtime_start_time", "distance_traveled")]
+    assert rel["has_edge"] is False and rel["individual"]["rho"] is None
+    assert "unrelated (no edge)" in res.answer.text
+
+
 def test_what_affects_x_most_lists_top_neighbours_with_correlations(wh, values):
     res = answer_question("What affects my deep sleep the most?", SUBJECT, as_of=AS_OF, offline=True)
     assert res.parsed.intent == "influences"
