@@ -36,7 +36,10 @@ def test_every_dataset_and_subject_of_the_excerpts(mv, shared_data):
     expected |= {f"lifesnaps:{i}" for i in daily["id"].unique()}
     for f in (shared_data / "globem").glob("*/FeatureData/sleep.csv"):
         expected |= {f"globem:{p}" for p in pd.read_csv(f, usecols=["pid"])["pid"].unique()}
-    assert len(expected) == 4 + 3 + 5 + 6   # par_21 has a single day of Oura activity
+    assert len(expected) == 4 + 3 + 5 + 6
+    # par_21's only record is one Oura activity day with 21 minutes of wear (rest 0 + inactive 11 +
+    # low 10): a non-wear day (DESIGN.md §2, min_wear_hours 10), so the subject has no data
+    expected.discard("ifh_affect:par_21")
     got = set(mv["subject_id"])
     assert expected <= got
     assert set(mv["dataset"]) >= {"pmdata", "lifesnaps", "globem", "ifh_affect"}
@@ -63,8 +66,41 @@ def test_pmdata_p03_steps_are_the_sum_of_distinct_minutes(mv, shared_data):
     df["day"] = pd.to_datetime(df["dateTime"]).dt.date
     df["value"] = df["value"].astype(float)
     daily = df.groupby("day")["value"].sum()
-    for d in (date(2019, 11, 15), date(2020, 1, 10)):
+    # (2019-11-14: 1,054 heart-rate minutes of wear; 2020-01-10: 1,006)
+    for d in (date(2019, 11, 14), date(2020, 1, 10)):
         assert value(mv, "pmdata:p03", "steps_taken", d) == daily[d]
+
+
+def _zone_minutes(path, day: str) -> float:
+    for rec in json.loads(path.read_text()):
+        if rec["dateTime"][:10] == day:
+            return sum(rec["value"]["valuesInZones"].values())
+    raise KeyError(day)
+
+
+def test_non_wear_days_are_missing_for_activity_metrics_only(mv, shared_data, built_db):
+    """DESIGN.md §2 "Non-wear": p03 2019-11-15 has 4,345 steps but only 531 minutes (8.9 h) with a heart
+    rate, so its activity values are missing (and listed as rejected with the reason), while that
+    day's sleep, which does not depend on daytime wear, stays."""
+    zones = shared_data / "pmdata/p03/fitbit/time_in_heart_rate_zones.json"
+    assert _zone_minutes(zones, "2019-11-15") == 531.0 < 600
+    assert _zone_minutes(zones, "2019-11-14") >= 600
+    d = date(2019, 11, 15)
+    for metric in ("steps_taken", "distance_traveled", "inactive_time", "lightly_active_time"):
+        assert value(mv, "pmdata:p03", metric, d) is None, metric
+    assert value(mv, "pmdata:p03", "steps_taken", date(2019, 11, 14)) is not None
+    sleep_logs = json.loads((shared_data / "pmdata/p03/fitbit/sleep.json").read_text())
+    if any(log["dateOfSleep"] == "2019-11-15" and log["mainSleep"] for log in sleep_logs):
+        assert value(mv, "pmdata:p03", "total_sleep_duration", d) is not None
+    con = duckdb.connect(str(built_db), read_only=True)
+    try:
+        reasons = con.execute(
+            "select metric_id, rejection_reason from metric_values_rejected "
+            "where subject_id = 'pmdata:p03' and day = ?", [d]).fetchall()
+    finally:
+        con.close()
+    assert {"steps_taken", "distance_traveled"} <= {m for m, _ in reasons}
+    assert all(r.startswith("non-wear day: 531 min of wear") for m, r in reasons if m == "steps_taken")
 
 
 def test_pmdata_sedentary_1440_day_is_missing_not_zero(mv, shared_data):

@@ -2,8 +2,13 @@
 -- Collapse rule when several raw fields feed one metric on one day: numeric mean, text values
 -- joined ('; ', distinct, sorted). A numeric value outside the catalog's [physical_min, physical_max]
 -- is a device error or a sentinel: it is rejected (kept in metric_values_rejected), not loaded; so is
--- a non-numeric cell of a wide export in a numeric metric.
-with collapsed as (
+-- a non-numeric cell of a wide export in a numeric metric; so is a wear-dependent activity value on a
+-- day whose wear evidence shows less than var('min_wear_hours') of wear (int_wear_days, DESIGN.md §2).
+with wear_days as (
+    select * from {{ ref('int_wear_days') }}
+),
+
+collapsed as (
     select
         dataset,
         subject_id,
@@ -30,6 +35,9 @@ select
     k.metric_id is not null as is_known_metric,
     case
         when k.metric_id is null then 'metric_id not in metric_catalog'
+        when w.is_worn = false and c.metric_id in ('{{ var("wear_dependent_metrics") | join("', '") }}')
+            then 'non-wear day: ' || cast(round(w.wear_minutes) as integer) || ' min of wear ('
+                 || w.evidence || ') < min_wear_hours {{ var("min_wear_hours") }} h'
         when c.value is not null and isnan(c.value) then 'NaN value'
         when c.value is not null and k.physical_min is not null and c.value < k.physical_min
             then 'below physical_min ' || k.physical_min
@@ -43,3 +51,4 @@ select
     end as rejection_reason
 from collapsed as c
 left join {{ ref('metric_catalog') }} as k on k.metric_id = c.metric_id
+left join wear_days as w on w.dataset = c.dataset and w.subject_id = c.subject_id and w.day = c.day

@@ -13,7 +13,8 @@
   Not-worn rule (DESIGN.md §2 "a day with no wear is missing, not zero"): a day whose worn minutes
   (rest + inactive + low + medium + high) are 0 yields no rows but activity.non_wear. Partly worn days
   are kept as Oura reports them (par_21 2020-01-29: 719 of 740 classified minutes are non-wear, 213
-  steps) — whether to drop mostly-non-wear days is left to downstream coverage rules.
+  steps) here; int_wear_days then marks every day with less than var min_wear_hours of classified wear
+  minutes as non-wear, and its activity values become missing (DESIGN.md §2 "Non-wear").
   Duplicates: one row per date is expected; should a date repeat, the row with most worn minutes wins.
 -#}
 {%- set activity_glob = 'ifh_affect/par_*/oura/activity.csv' -%}

@@ -12,6 +12,8 @@
   Missing-value rules (FORMATS.md §0.5, DESIGN.md §2 "a day with no wear is missing, not zero"):
     * not-worn day = sedentary_minutes = 1440 and the three active-minute columns all 0: no activity
       minutes, active_time, calories, steps or distance for that day (calories there are BMR-only fill);
+    * partly worn day = fewer than var min_wear_hours (10 h) of heart-rate zone minutes
+      (stg_lifesnaps__wear_time): int_wear_days makes its activity values missing (DESIGN.md §2);
     * 0 = missing for steps, distance, rmssd, full_sleep_breathing_rate, stress_score (Fitbit's score is
       1..100; 0 comes with all sub-scores 0), spo2, nightly_temperature, bpm, resting_hr, VO2 max,
       sleep_duration, minutesAsleep, sleep_efficiency;

@@ -11,6 +11,9 @@
   Rules
   * Not-worn days: sedentary = 1440 and lightly + moderately + very = 0 (an absent file counts as 0)
     -> no row for any field that day (the files carry all 152 days, worn or not).
+  * Partly worn days: int_wear_days compares the day's minutes with a heart rate
+    (stg_pmdata__wear_time) with var min_wear_hours (10 h); below it the activity values are missing
+    (DESIGN.md §2 "Non-wear"), listed in metric_values_rejected with the reason.
   * A repeated dateTime within one file collapses to its maximum (none observed).
 -#}
 {%- set minutes_glob = 'pmdata/*/fitbit/*_minutes.json' -%}
