@@ -205,6 +205,7 @@ def measurement_note(node: Node) -> str | None:
     if not node.measurement:
         return None
     text = re.sub(r"\s*\((?:FORMATS|DESIGN)[^)]*\)", "", node.measurement)
+    text = re.sub(r"[;,]\s*(?:FORMATS|DESIGN)(?:\.md)? §[\d.]+(?:, §[\d.]+)*(?=\))", "", text)   # "(.., FORMATS §0.4)"
     text = re.sub(r"[;,]?\s*(?:FORMATS|DESIGN)(?:\.md)? §[\d.]+(?:, §[\d.]+)*\.?", ".", text)
     text = re.sub(r"(?<!\d)\.(\s*\.)+(?!\d)", ".", " ".join(text.split()))   # keeps ranges such as 1..100
     return text.strip(" ;,.")
@@ -251,6 +252,9 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
     if d.usual_mean is not None and d.n_history_days >= 2 and constant:
         out.append(f"It has been {fmt(d.usual_mean, node.unit, u)} on all {d.n_history_days} days recorded, "
                    "so it carries no information here (the device may not measure it).")
+    elif sg.window_days is not None and hasattr(d, "n_baseline_days") and (d.n_baseline_days or 0) < 2:
+        out.append(f"There {'is' if d.n_baseline_days == 1 else 'are'} {d.n_baseline_days or 'no'} earlier "
+                   f"day{'' if d.n_baseline_days == 1 else 's'} with data to compare this period with.")
     elif mean is not None and n_base >= 2 and sg.window_days is not None:
         sd_unit = "min" if is_clock_unit(node.unit) else node.unit
         sd_txt = f" ± {fmt(sd, sd_unit, u)}" if sd else ""

@@ -185,9 +185,13 @@ def _corr(rho, n, reason, n_subjects=None, **names) -> dict:
 
 
 def _pair_reason(row: dict, side: str, names: dict) -> str:
-    """Why an as-of correlation is missing: the macro's reason, else why the pair has no row."""
+    """Why an as-of correlation is missing: the macro's reason, else why the pair has no row
+    (a metric without data or variation for the subject is no candidate, so neither stage is
+    looked up)."""
     if row.get(f"{side}_reason"):
         return row[f"{side}_reason"]
+    if row.get("w_global") is not None:
+        return "no_estimate"
     for end in ("x", "y"):
         if row[f"{end}_days"] == 0:
             return f"no_data_{end}"
@@ -242,6 +246,8 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
                 "population": _corr(r["r_pop_signed"], r["n_pop"], _pair_reason(r, "r_pop", names),
                                     n_subjects=r["n_pop_subjects"], **names),
             })
+            if r["w_global"] is None and r["has_edge"]:        # no as-of row: say why once
+                rels[-1]["population"]["reason"] = "not looked up, since " + rels[-1]["individual"]["reason"]
         out["relationships"] = rels
     if parsed.intent == "relationship" and len(numeric) < 2:
         text_ids = [m for m in metrics if m not in numeric]
