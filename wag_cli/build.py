@@ -2,8 +2,16 @@
 
 dbt runs in-process (``dbtRunner``) from the project directory with the warehouse path and the raw
 data folder passed as absolute paths, so the command works from any working directory. Progress is
-reported per finished node through dbt's event callbacks. A failed build leaves the tables of the
-previous successful build in place (dbt-duckdb swaps a table in only after it was built).
+reported per finished node through dbt's event callbacks.
+
+Atomic builds (issue 9 item 2): dbt builds into a fresh DuckDB file with the warehouse's own file
+name inside a hidden folder beside it (``.<name>.build-<pid>/<name>``; the same name keeps the
+catalog name that views and macros refer to). Only when every model, data test and unit test passed
+is that file moved over the warehouse with :func:`os.replace` (atomic on one file system); otherwise
+it is deleted. A failed, interrupted or killed build therefore leaves the previous warehouse file
+untouched (a killed one may leave its hidden folder, removed by the next build). The reply cache and
+the eval store (``<stem>_llm_cache.duckdb``, ``<stem>_eval.duckdb``) are separate files and are not
+touched. A build refuses to start while another process holds the warehouse, naming its PID.
 """
 
 from __future__ import annotations
@@ -11,12 +19,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .errors import WagError
+from .errors import UsageError, WagError
 from .paths import db_path, project_dir
+
+DATASET_FOLDERS = ("pmdata", "lifesnaps", "globem", "ifh_affect")
 
 
 @dataclass
@@ -45,15 +56,36 @@ def run_build(
     on_node: Callable[[str, str], None] | None = None,
     database: Path | None = None,
 ) -> BuildResult:
-    """Run ``dbt build`` on ``data_dir`` into ``database`` (default: :func:`paths.db_path`).
+    """Run ``dbt build`` on ``data_dir`` into ``database`` (default: :func:`paths.db_path`), atomically.
 
-    ``on_node(name, status)`` is called as each node finishes. Returns a :class:`BuildResult`;
-    raises :class:`WagError` when dbt itself cannot start (bad project, bad profile).
+    The build runs into a staging file that replaces ``database`` only when ``dbt build`` (models,
+    data tests, unit tests) succeeded; see the module docstring. ``on_node(name, status)`` is called
+    as each node finishes. Returns a :class:`BuildResult`. Raises :class:`UsageError` when
+    ``data_dir`` holds no dataset folder, :class:`~wag_cli.errors.DatabaseError` when another process
+    holds ``database``, :class:`WagError` when dbt itself cannot start (bad project, bad profile).
     """
-    from dbt.cli.main import dbtRunner
-
     project = project_dir()
     database = Path(database).resolve() if database else db_path()
+    check_data_dir(Path(data_dir), wide_sources)
+    check_not_locked(database)
+    _remove_stale_staging(database)
+    staging_dir = database.parent / f".{database.name}.build-{os.getpid()}"
+    shutil.rmtree(staging_dir, ignore_errors=True)
+    staging_dir.mkdir(parents=True)
+    try:
+        out = _invoke_dbt(project, staging_dir / database.name, data_dir, wide_sources, on_node)
+        if out.success:
+            _swap_in(staging_dir / database.name, database)
+        return out
+    finally:
+        shutil.rmtree(staging_dir, ignore_errors=True)   # a failed build's file; the warehouse is untouched
+
+
+def _invoke_dbt(project: Path, database: Path, data_dir: Path, wide_sources: list[dict] | None,
+                on_node: Callable[[str, str], None] | None) -> BuildResult:
+    """``dbt build`` into ``database`` (WAG_DB points there for the run); the result, not raised."""
+    from dbt.cli.main import dbtRunner
+
     env_saved = {k: os.environ.get(k) for k in ("WAG_DB", "WAG_DATA_DIR", "DO_NOT_TRACK")}
     os.environ["WAG_DB"] = str(database)
     os.environ["WAG_DATA_DIR"] = str(Path(data_dir).resolve())
@@ -87,7 +119,7 @@ def run_build(
                 os.environ[k] = v
 
     if res.exception is not None and res.result is None:
-        raise WagError(f"dbt could not run: {res.exception}")
+        raise WagError(f"dbt could not run: {_one_line(str(res.exception))}")
     out = BuildResult(success=bool(res.success))
     for r in getattr(res.result, "results", None) or []:
         status = str(r.status)
@@ -96,6 +128,74 @@ def run_build(
         if status in ("error", "fail"):
             out.failures.append((r.node.name, _one_line(r.message or "")))
     return out
+
+
+def check_data_dir(data_dir: Path, wide_sources: list[dict] | None = None) -> None:
+    """Raise :class:`UsageError` when ``data_dir`` holds none of :data:`DATASET_FOLDERS` and no wide
+    source is given: the message lists what was looked for and what the folder holds (a folder one
+    level too deep or too high would otherwise give an empty, "passed" build). DESIGN.md §2."""
+    if wide_sources:
+        return
+    if not data_dir.is_dir():
+        raise UsageError(f"data folder {data_dir} does not exist; set WAG_DATA_DIR or pass --data-dir "
+                         "(or run `wag demo` for synthetic data)")
+    if any((data_dir / name).is_dir() for name in DATASET_FOLDERS):
+        return
+    found = sorted(p.name + ("/" if p.is_dir() else "") for p in data_dir.iterdir() if not p.name.startswith("."))
+    shown = ", ".join(found[:10]) + (f", … ({len(found)} entries)" if len(found) > 10 else "") if found else "nothing"
+    inside = [f"{p.name}/{n}" for p in data_dir.iterdir() if p.is_dir() for n in DATASET_FOLDERS if (p / n).is_dir()]
+    hint = f"; did you mean {data_dir / inside[0].split('/')[0]}?" if inside else ""
+    if data_dir.name in DATASET_FOLDERS:
+        hint = f"; did you mean its parent {data_dir.parent}?"
+    raise UsageError(f"data folder {data_dir} holds none of the dataset folders {', '.join(f + '/' for f in DATASET_FOLDERS)} "
+                     f"(it holds: {shown}){hint}")
+
+
+def check_not_locked(database: Path) -> None:
+    """Raise :class:`DatabaseError` (one line, naming the PID) when another process holds ``database``."""
+    import duckdb
+
+    from .db import is_lock_error, lock_holder
+    from .errors import DatabaseError
+
+    if not database.exists():
+        return
+    try:
+        # read-write open: fails while any other process has the file open, reader or writer
+        con = duckdb.connect(str(database))
+    except duckdb.IOException as exc:
+        if is_lock_error(exc):
+            raise DatabaseError(f"cannot build: {database} is held by {lock_holder(str(exc))}; close that "
+                                "process (a `wag sql`/`wag ask`, a notebook, a running build) and retry") from None
+        raise DatabaseError(f"cannot build: {database} cannot be opened ({str(exc).splitlines()[0]})") from None
+    con.close()
+
+
+def _remove_stale_staging(database: Path) -> None:
+    """Delete ``.<name>.build-<pid>`` folders of builds whose process no longer runs (killed builds)."""
+    for folder in database.parent.glob(f".{database.name}.build-*"):
+        pid = folder.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _swap_in(built: Path, database: Path) -> None:
+    """Move the finished build over the warehouse. A write-ahead log left beside the old file by a
+    crashed writer belongs to the old file and is removed first (DuckDB would replay it onto the new)."""
+    wal = database.with_name(database.name + ".wal")
+    if wal.exists():
+        wal.unlink()
+    os.replace(built, database)
 
 
 def release_dbt_duckdb() -> None:

@@ -1,0 +1,113 @@
+"""Atomic builds (issue 9 item 2), the data-folder check (item 5) and the build-side lock (item 4).
+
+A build that fails — a corrupt raw file, or a process killed mid-build — leaves the previous
+warehouse file as it was: every table, staging included, with the same rows. Inputs are PMData
+files of one participant copied to a temporary folder (../shared is read-only).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from wag_cli.cli import app
+
+FILES = ["fitbit/sleep.json", "fitbit/resting_heart_rate.json", "fitbit/sedentary_minutes.json",
+         "pmsys/wellness.csv"]
+
+
+def _table_counts(db: Path) -> dict[str, int]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        names = [r[0] for r in con.execute(
+            "select table_name from information_schema.tables where table_type = 'BASE TABLE'").fetchall()]
+        return {n: con.execute(f'select count(*) from "{n}"').fetchone()[0] for n in names}
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def small(shared_data, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("atomic")
+    data = tmp / "data"
+    for f in FILES:
+        (data / "pmdata" / "p01" / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shared_data / "pmdata" / "p01" / f, data / "pmdata" / "p01" / f)
+    db = tmp / "wh" / "wag.duckdb"
+    env = {"WAG_DB": str(db), "WAG_DATA_DIR": str(data), "DO_NOT_TRACK": "1"}
+    res = CliRunner().invoke(app, ["build"], env=env)
+    assert res.exit_code == 0, res.output
+    counts = _table_counts(db)
+    assert counts["stg_pmdata__sleep"] > 0 and counts["metric_values"] > 0
+    return tmp, data, db, env, counts
+
+
+def test_failed_build_keeps_every_table(small):
+    tmp, data, db, env, before = small
+    sleep = data / "pmdata/p01/fitbit/sleep.json"
+    original = sleep.read_bytes()
+    # a second, valid wellness row makes the staging model change if it were rebuilt
+    try:
+        sleep.write_bytes(original[: len(original) // 2])      # truncated JSON: the build fails
+        res = CliRunner().invoke(app, ["build"], env=env)
+        assert res.exit_code == 1
+        assert "sleep.json" in res.output and "previous successful build are unchanged" in res.output
+        assert _table_counts(db) == before
+        assert not list(db.parent.glob(".*.build-*")), "the staging folder is removed"
+    finally:
+        sleep.write_bytes(original)
+
+
+def test_killed_build_keeps_the_old_file(small):
+    tmp, data, db, env, before = small
+    mtime = db.stat().st_mtime_ns
+    proc = subprocess.Popen([sys.executable, "-c", "from wag_cli.cli import app; app(['build'])"],
+                            env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    staging = db.parent / f".{db.name}.build-{proc.pid}" / db.name
+    deadline = time.monotonic() + 120
+    while not staging.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    assert staging.exists(), "the build writes into its staging file"
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    assert db.stat().st_mtime_ns == mtime
+    assert _table_counts(db) == before
+    # the next build removes the dead build's folder and succeeds
+    res = CliRunner().invoke(app, ["build"], env=env)
+    assert res.exit_code == 0, res.output
+    assert not staging.parent.exists()
+    assert _table_counts(db) == before
+
+
+@pytest.mark.parametrize("layout, needle", [
+    ("too_deep", "did you mean its parent"),
+    ("too_high", "did you mean"),
+    ("empty", "it holds: nothing"),
+])
+def test_data_folder_without_datasets_is_an_error(tmp_path, layout, needle):
+    root = tmp_path / "d"
+    if layout == "too_deep":
+        (root / "pmdata" / "p01").mkdir(parents=True)
+        folder = root / "pmdata"
+    elif layout == "too_high":
+        (root / "export" / "globem").mkdir(parents=True)
+        folder = root
+    else:
+        root.mkdir()
+        folder = root
+    db = tmp_path / "wag.duckdb"
+    res = CliRunner().invoke(app, ["build", "--data-dir", str(folder)], env={"WAG_DB": str(db)})
+    assert res.exit_code == 2
+    assert "holds none of the dataset folders pmdata/, lifesnaps/, globem/, ifh_affect/" in res.stderr
+    assert needle in res.stderr and res.stderr.strip().count("\n") == 0
+    assert not db.exists()
