@@ -56,6 +56,8 @@ def test_extreme_day_scoring():
     assert not score_answer(q, "Your highest day was 2020-01-11.")["correct"]
     listing = ", ".join((date(2020, 1, 8) + timedelta(days=i)).isoformat() for i in range(7))
     assert not score_answer(q, f"Days: {listing}.")["correct"]       # naming the whole window is no answer
+    # days of another metric in another sentence do not count against the answer
+    assert score_answer(q, f"Steps peaked on 2020-01-10.\nSleep on {listing}.")["correct"]
     tied = _q("min_day", 1.0, days=["2020-01-09", "2020-01-12"])
     assert score_answer(tied, "Lowest on 2020-01-12.")["correct"]   # any tied day counts
     # a day outside the window is not counted as named

@@ -19,9 +19,10 @@ Scoring rules (:func:`score_answer`), stated so a reader can check them:
   significant digit);
 * ``count_days``: correct if some integer equals the expected count (tolerance 0);
 * ``spearman``: correct if some number in [-1, 1] is within max(1 % of |rho|, 0.005) (two decimals);
-* ``max_day`` / ``min_day``: days are ISO dates; correct if the answer names a day that reaches the
-  extreme (ties: any of them) and names at most :data:`MAX_DAYS_NAMED` distinct days of the window,
-  so an answer that lists the whole window is not credited.
+* ``max_day`` / ``min_day``: days are ISO dates; correct if some sentence (or line) of the answer
+  names a day that reaches the extreme (ties: any of them) and at most :data:`MAX_DAYS_NAMED`
+  distinct days of the window, so a sentence listing the whole window is not credited, while days
+  named elsewhere (other metrics' days in a WAG answer) do not count against it.
 
 The number rules are lenient on purpose (any matching number counts): the offline answers print
 several statistics, and the score says whether the right number is *there*, not whether it is the
@@ -39,7 +40,6 @@ from importlib import resources
 import duckdb
 
 from ..catalog import Metric
-from ..categories import CATEGORY_OPENNESS
 from ..db import fetch_dicts
 from .querygen import draw, fill, load_phrasings, openness_for, query_id
 from .tuples import QueryTuple
@@ -140,6 +140,7 @@ def build_gold(con: duckdb.DuckDBPyConnection, tuples: list[QueryTuple], *, n: i
 # --------------------------------------------------------------------------- scoring
 
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_SENTENCE = re.compile(r"\n+|(?<=[.!?;])\s+")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 _NUMBER = re.compile(r"(?<![\w.])([-+\u2212]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])")
 
@@ -198,12 +199,15 @@ def score_answer(query: dict, answer: str | None) -> dict:
         ref = query["reference_day"]
         start = date.fromisoformat(detail["first_day"]) if query["window_days"] is None \
             else ref - timedelta(days=int(query["window_days"]) - 1)
-        named = {d for d in dates_in(answer or "") if start <= d <= ref}
-        hit = sorted(named & gold_days)
+        found, correct = None, False
+        for sentence in _SENTENCE.split(answer or ""):
+            named = {d for d in dates_in(sentence) if start <= d <= ref}
+            if named & gold_days:
+                found = found or sorted(named & gold_days)[0]
+                correct = correct or len(named) <= MAX_DAYS_NAMED
         out.update(expected_text=",".join(sorted(d.isoformat() for d in gold_days)),
-                   found_text=",".join(d.isoformat() for d in sorted(named)) or None,
-                   correct=bool(hit) and len(named) <= MAX_DAYS_NAMED,
-                   rule=f"a tied extreme day named, <= {MAX_DAYS_NAMED} window days named")
+                   found_text=found.isoformat() if found else None, correct=correct,
+                   rule=f"a tied extreme day named in a sentence naming <= {MAX_DAYS_NAMED} window days")
         return out
     nums = numbers_in(answer or "")
     if kind == "count_days":
@@ -258,4 +262,4 @@ def accuracy(eval_con: duckdb.DuckDBPyConnection) -> list[dict]:
 
 
 __all__ = ["GOLD_KINDS", "build_gold", "score_answer", "score_all", "accuracy", "tolerance",
-           "numbers_in", "dates_in", "window_stats", "spearman", "CATEGORY_OPENNESS"]
+           "numbers_in", "dates_in", "window_stats", "spearman"]
