@@ -90,7 +90,8 @@ def test_ask_human_output_shows_answer_and_subgraph(wh):
         (["ask", "How did I sleep?", "--subject", "pmdata:p01", "--as-of", "20/01/2020"], "not a date"),
         (["ask", "How did I sleep?", "--subject", "pmdata:p01", "--method", "magic"], "unknown method"),
         (["graph", "show", "deep_sleeep"], "unknown node"),
-        (["sql", "drop table metric_values"], "SQL error"),
+        (["sql", "drop table metric_values"], "read-only"),
+        (["sql", "select * from no_such_table"], "SQL error"),
     ],
 )
 def test_bad_input_gives_one_line_and_nonzero_exit(wh, args, needle):

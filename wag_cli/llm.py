@@ -48,6 +48,7 @@ DEFAULT_CHAT_MODEL = "gpt-4o-mini"
 DEFAULT_EMBED_MODEL = "text-embedding-3-small"
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_RETRIES = 2
+CONNECT_TIMEOUT = 3.0      # seconds to open a connection (a missing server fails fast)
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 EMBED_BATCH = 128          # texts per embeddings request
 ECHO_LIMIT = 2000          # characters of a bad reply shown back to the model when re-asking
@@ -498,20 +499,44 @@ class LLMClient:
         self.embed_model = config.embed_model
         self.timeout = config.timeout
         self.retries = config.retries
+        timeout = openai.Timeout(config.timeout, connect=min(config.timeout, CONNECT_TIMEOUT))
         self._client = openai.OpenAI(api_key=config.api_key, base_url=config.base_url or DEFAULT_BASE_URL,
-                                     timeout=config.timeout, max_retries=config.retries)
+                                     timeout=timeout, max_retries=config.retries)
         self.base_url = str(self._client.base_url).rstrip("/") or DEFAULT_BASE_URL
         self.cache = ReplyCache(cache_path)
         self.http_calls = 0
         self.usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0}  # server-reported, summed
         self._json_level = 0  # index into the structured-output formats that this server accepted
+        # issue 9 item 10: until the server has answered once, a request is not retried (no server or
+        # a wrong model name fails in one request, not after seconds of back-off), and a failure then
+        # makes every later call of this client fail at once with the same message (offline from then
+        # on). Once the server has answered, transport retries and per-call failures apply as usual.
+        self._reached = False
+        self.unavailable: str | None = None
 
     # ---- transport
 
     def _call(self, fn, **kwargs):
-        """Run one SDK call; map every SDK failure to a one-line error (400 -> :class:`_Rejected`)."""
+        """Run one SDK call, ``fn(sdk_client)`` giving the method; map every SDK failure to a one-line
+        error (400 -> :class:`_Rejected`)."""
+        if self.unavailable is not None:
+            raise LLMUnavailable(self.unavailable)
+        try:
+            out = self._send(fn, **kwargs)
+        except LLMUnavailable as exc:
+            if not self._reached:
+                self.unavailable = str(exc)
+            raise
+        self._reached = True
+        return out
+
+    def _send(self, fn, **kwargs):
         oa = self._openai
         self.http_calls += 1
+        if not self._reached:
+            fn = fn(self._client.with_options(max_retries=0))
+        else:
+            fn = fn(self._client)
         try:
             return fn(**kwargs)
         except oa.APITimeoutError:
@@ -522,6 +547,11 @@ class LLMClient:
             raise _Rejected(_one_line(getattr(exc, "message", exc))) from None
         except oa.AuthenticationError:
             raise LLMUnavailable(f"the model server at {self.base_url} refused the API key (HTTP 401)") from None
+        except oa.NotFoundError as exc:
+            raise LLMUnavailable(
+                f"model server at {self.base_url} answered HTTP 404 for model {self.chat_model!r} "
+                f"(check WAG_CHAT_MODEL / WAG_EMBED_MODEL): {_one_line(getattr(exc, 'message', exc), 100)}"
+            ) from None
         except oa.APIStatusError as exc:
             raise LLMUnavailable(
                 f"model server answered HTTP {exc.status_code}: {_one_line(getattr(exc, 'message', exc), 120)}"
@@ -540,7 +570,7 @@ class LLMClient:
             if formats[level] is not None:
                 kwargs["response_format"] = formats[level]
             try:
-                resp = self._call(self._client.chat.completions.create, **kwargs)
+                resp = self._call(lambda c: c.chat.completions.create, **kwargs)
             except _Rejected as exc:
                 if level + 1 < len(formats):
                     level += 1
@@ -648,7 +678,7 @@ class LLMClient:
         for start in range(0, len(todo), EMBED_BATCH):
             batch = todo[start:start + EMBED_BATCH]
             try:
-                resp = self._call(self._client.embeddings.create, model=self.embed_model,
+                resp = self._call(lambda c: c.embeddings.create, model=self.embed_model,
                                   input=[texts[i] for i in batch], encoding_format="float")
             except _Rejected as exc:
                 raise LLMUnavailable(f"embedding request rejected (HTTP 400): {exc}") from None

@@ -1,0 +1,44 @@
+"""profiles.yml (issue 9 items 5 and 9): the warehouse path is anchored to WAG_DB or the project, and
+DuckDB's memory_limit / temp_directory come from env vars with bounded defaults."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import yaml
+
+from conftest import REPO
+
+KEYS = ("WAG_DB", "DBT_PROJECT_DIR", "DBT_PROFILES_DIR", "WAG_MEMORY_LIMIT", "WAG_TEMP_DIR")
+
+
+def _render(monkeypatch, env: dict) -> dict:
+    from dbt.config.renderer import ProfileRenderer
+    from dbt_common.context import set_invocation_context
+
+    for k in KEYS:
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    set_invocation_context(dict(os.environ))
+    raw = yaml.safe_load((REPO / "profiles.yml").read_text())
+    return ProfileRenderer({}).render_data(raw)["wag"]["outputs"]["duckdb"]
+
+
+@pytest.mark.parametrize("env, path", [
+    ({"WAG_DB": "/data/w/wag.duckdb", "DBT_PROJECT_DIR": "/repo"}, "/data/w/wag.duckdb"),
+    ({"DBT_PROJECT_DIR": "/repo"}, "/repo/wag.duckdb"),
+    ({"DBT_PROFILES_DIR": "/repo2"}, "/repo2/wag.duckdb"),
+])
+def test_path_is_anchored(monkeypatch, env, path):
+    out = _render(monkeypatch, env)
+    assert out["path"] == path
+    assert out["settings"]["temp_directory"] == path + ".tmp"
+
+
+def test_memory_defaults_and_overrides(monkeypatch):
+    out = _render(monkeypatch, {"WAG_DB": "/w.duckdb"})
+    assert out["settings"]["memory_limit"] == "4GB"
+    out = _render(monkeypatch, {"WAG_DB": "/w.duckdb", "WAG_MEMORY_LIMIT": "1500MB", "WAG_TEMP_DIR": "/scratch"})
+    assert out["settings"] == {"memory_limit": "1500MB", "temp_directory": "/scratch"}
