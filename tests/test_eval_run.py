@@ -98,3 +98,29 @@ def test_interrupted_run_keeps_stored_answers(env):
         assert [t.condition for t in left] == ["wag"]
     finally:
         con_e.close()
+
+
+def test_model_conditions_use_the_model_and_report_usage(env, stub_openai, monkeypatch):
+    from stub_openai import reply_text
+
+    _invoke("eval", "queries", "--n", "1", "--offline")
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", stub_openai.base_url)
+    monkeypatch.setenv("WAG_LLM_CACHE", "off")
+    monkeypatch.setenv("WAG_LLM_RETRIES", "0")
+    stub_openai.default_reply = reply_text("Your numbers look steady this week.")
+    out = json.loads(_invoke("eval", "run", "--experiment", "main", "--json").stdout)
+    assert out["stored"] == 3 and out["errors"] == 0
+    # one QueryParse call (its reply is unusable, so the offline parse is recorded) + one per condition
+    assert out["model_usage"]["requests"] == 4
+    con = duckdb.connect(str(env), read_only=True)
+    rows = con.execute("select condition, answer, source, context from eval_answers order by condition").fetchall()
+    con.close()
+    assert [r[0] for r in rows] == ["base", "rag", "wag"]
+    for cond, answer, source, context in rows:
+        assert answer == "Your numbers look steady this week." and source.startswith("model:")
+        assert "fallback_reason" in json.loads(context)["parse"]
+    # every condition got the same frame: the answer prompt of its method, the question, the subgraph
+    chats = [b for b in stub_openai.bodies() if "response_format" not in b]
+    assert len(chats) == 3
+    assert all("Data block" in b["messages"][1]["content"] for b in chats)
