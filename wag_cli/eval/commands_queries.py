@@ -178,7 +178,7 @@ def parse_cmd(
 @eval_app.command("run")
 def run_cmd(
     experiment: str = typer.Option("all", "--experiment", help="main (Base/RAG/WAG), exp_g, exp_l or all."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Answer only the first N queries (in generation order)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Answer only the first N queries (tuple order; gold questions come after the tuple questions)."),
     offline: bool = typer.Option(False, "--offline", help="Offline answers (and parse) even when a model is configured."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
