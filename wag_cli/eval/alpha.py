@@ -112,7 +112,7 @@ def compile_grid(grid: Grid) -> str:
     cwd = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="wag_alpha_") as tmp:
         args = ["compile", "--select", "eval_alpha_grid", "--project-dir", str(project),
-                "--profiles-dir", str(project), "--target-path", tmp, "--log-path", tmp, "--quiet",
+                "--profiles-dir", str(project), "--target-path", tmp, "--log-path", tmp, "--log-level", "none",
                 "--vars", json.dumps({"alpha_grid_log10": grid.as_var(), "data_dir": str(data_dir())})]
         try:
             os.chdir(project)
@@ -136,8 +136,7 @@ def load_grid(wh, compiled_sql: str | None = None) -> dict[str, np.ndarray]:
     ``eval_alpha_grid`` or from ``compiled_sql`` (:func:`compile_grid` for another grid). ``wh``: a
     read-only warehouse connection."""
     relation = "eval_alpha_grid" if compiled_sql is None else f"(\n{compiled_sql}\n) as eval_alpha_grid"
-    wh.execute("set enable_progress_bar = false")
-    return wh.execute(_sql("alpha_grid.sql").replace("{relation}", relation)).fetchnumpy()
+    return wh.execute(_sql("alpha_grid.sql").replace("from {relation}", f"from {relation}")).fetchnumpy()
 
 
 def tau_curves(data: dict[str, np.ndarray], on_progress: Callable[[int, int], None] | None = None) -> dict:
