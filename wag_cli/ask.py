@@ -41,7 +41,8 @@ def _client(offline: bool):
     return get_client(offline=offline)
 
 
-def parse_question(question: str, as_of: date, *, offline: bool = False, catalog=None, client=None):
+def parse_question(question: str, as_of: date, *, offline: bool = False, catalog=None, client=None,
+                   delta: float | None = None):
     """QueryParse with the model when configured, else (or on any model failure) offline."""
     from .catalog import load_catalog
     from .parse import parse
@@ -51,7 +52,7 @@ def parse_question(question: str, as_of: date, *, offline: bool = False, catalog
     catalog = catalog or load_catalog()
     client = client if client is not None else _client(offline)
     try:
-        return parse(question, as_of, catalog=catalog, client=client)
+        return parse(question, as_of, catalog=catalog, client=client, delta=delta)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -103,9 +104,17 @@ def answer_question(
     as_of: date | None = None,
     method: str = "wag",
     offline: bool = False,
+    settings=None,
 ) -> AskResult:
-    """Parse, retrieve and answer (DESIGN.md §8). Raises UsageError / DatabaseError for bad input."""
+    """Parse, retrieve and answer (DESIGN.md §8). Raises UsageError / DatabaseError for bad input.
+
+    ``settings``: a :class:`wag_cli.settings.RetrievalSettings` (default: the dbt vars); every
+    constant of retrieval and of the as-of weights is passed from it to the warehouse's macros.
+    """
     from .catalog import load_catalog
+    from .settings import RetrievalSettings
+
+    settings = settings or RetrievalSettings.from_project()
 
     if not question or not question.strip():
         raise UsageError("the question is empty; ask something like \"How did I sleep this week?\"")
@@ -122,7 +131,7 @@ def answer_question(
                 "pick an --as-of inside that range"
             )
         catalog = load_catalog(con)
-        parsed = parse_question(question, ref, catalog=catalog, client=client)
+        parsed = parse_question(question, ref, catalog=catalog, client=client, delta=settings.delta)
         metrics = list(parsed.metrics)
         overview = None
         if not metrics and parsed.intent == "overview":
@@ -152,8 +161,10 @@ def answer_question(
             openness=parsed.openness,
             method=method,
             catalog=catalog,
+            settings=settings,
         )
-        analysis = question_analysis(con, parsed, sg, catalog, metrics=metrics, overview=overview)
+        analysis = question_analysis(con, parsed, sg, catalog, metrics=metrics, overview=overview,
+                                     settings=settings)
     if client is not None:
         ans = model_answer(question, sg, client, analysis)
     else:
@@ -211,7 +222,8 @@ def _display_metrics(metrics: list[str]) -> list[str]:
 
 
 def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, catalog: dict, *,
-                      metrics: list[str] | None = None, overview: list[dict] | None = None) -> dict:
+                      metrics: list[str] | None = None, overview: list[dict] | None = None,
+                      settings=None) -> dict:
     """The question-shaped part of the answer (the ``analysis`` of :mod:`wag_cli.answer`).
 
     Everything numeric comes from SQL: pair correlations and influences from the as-of weights
@@ -219,6 +231,9 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
     DESIGN.md §5-§6), trends from ``trend.sql`` (Theil-Sen), comparisons from ``compare.sql``. The
     period is the parse's (§8 "Periods"). Returns a dict of plain values (dates as ``date``).
     """
+    from .settings import RetrievalSettings
+
+    weights = (settings or RetrievalSettings.from_project()).weight_params()
     metrics = list(metrics if metrics is not None else parsed.metrics)
     t = parsed.reference_day
     period = parsed.resolved_period
@@ -230,7 +245,8 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
         out["overview"] = overview or []
     if parsed.intent == "relationship" and len(numeric) >= 2:
         paired = _display_metrics(numeric)          # time asleep is paired too, not only time in bed
-        rows = fetch_dicts(con, _sql("pair_correlation.sql"), {"subject": sg.subject_id, "ref_day": t, "metrics": paired})
+        rows = fetch_dicts(con, _sql("pair_correlation.sql"), {"subject": sg.subject_id, "ref_day": t, "metrics": paired,
+                                                               **weights})
         own = {frozenset((COMPANIONS[m], m)) for m in numeric if m in COMPANIONS}
         order = {m: i for i, m in enumerate(paired)}
         rels = []
@@ -257,7 +273,7 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
     if parsed.intent == "influences" and numeric:
         x = numeric[0]
         rows = fetch_dicts(con, _sql("influences.sql"), {"subject": sg.subject_id, "ref_day": t, "metric": x,
-                                                          "limit": INFLUENCES_SHOWN})
+                                                          "limit": INFLUENCES_SHOWN, **weights})
         neigh = []
         for r in rows:
             names = {"x": name(x).lower(), "y": name(r["node_y"]).lower(), "day": t.isoformat()}

@@ -15,6 +15,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .errors import UsageError, WagError
 
@@ -76,7 +77,7 @@ def _parse_day(text: str | None, what: str = "--as-of") -> date | None:
 
 def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None, hint: str | None = None) -> None:
     from .build import run_build
-    from .summary import warehouse_summary
+    from .summary import rejected_summary, warehouse_summary
 
     done = {"n": 0}
     with console.status("dbt build: starting…") as status:
@@ -101,6 +102,16 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
         table.add_row(r["dataset"], str(r["n_subjects"]), str(r["n_metrics"]), str(r["n_days"]),
                       f"{r['n_rows']:,}", str(r["first_day"]), str(r["last_day"]))
     console.print(table)
+    rejected = rejected_summary()
+    if rejected:
+        total = sum(r["n_records"] for r in rejected)
+        rt = Table(title=f"{total} rejection{'' if total == 1 else 's'} quarantined (raw records or fields not "
+                         "used; `wag sql \"select * from raw_rejected\"` shows each with its text)")
+        for col in ("file", "reason", "records", "first at"):
+            rt.add_column(col, justify="right" if col == "records" else "left")
+        for r in rejected:
+            rt.add_row(Text(r["file"]), Text(r["reason"]), str(r["n_records"]), Text(r["first_locator"]))
+        console.print(rt)
 
 
 @app.command()
@@ -194,7 +205,6 @@ def sql(
 ) -> None:
     """Run a read-only SQL query against the warehouse (cells are printed literally)."""
     import duckdb
-    from rich.text import Text
 
     from .db import warehouse
     from .sqlguard import check_read_only_sql
@@ -307,13 +317,32 @@ def ask(
     method: Annotated[str, typer.Option("--method", help="wag (full subgraph), rag (primary nodes' knowledge + data) or base (data only).")] = "wag",
     offline: Annotated[bool, typer.Option("--offline", help="Never call a language model.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    kappa: Annotated[Optional[int], typer.Option("--kappa", min=0, help="Neighbour budget scale: B = floor(openness x kappa) (§8; dbt var kappa).", rich_help_panel="Retrieval constants")] = None,
+    beta: Annotated[Optional[float], typer.Option("--beta", min=0, max=1, help="Weight of w_local in w_final (§7; var beta).", rich_help_panel="Retrieval constants")] = None,
+    gamma_local: Annotated[Optional[float], typer.Option("--gamma-local", help="Sigmoid slope of the local weight (§7).", rich_help_panel="Retrieval constants")] = None,
+    gamma_global: Annotated[Optional[float], typer.Option("--gamma-global", help="Sigmoid slope of the global weights (§6).", rich_help_panel="Retrieval constants")] = None,
+    alpha_prior: Annotated[Optional[float], typer.Option("--alpha-prior", min=0, help="HBM prior variance scale (§6).", rich_help_panel="Retrieval constants")] = None,
+    alpha_pop: Annotated[Optional[float], typer.Option("--alpha-pop", min=0, help="HBM population variance scale (§6).", rich_help_panel="Retrieval constants")] = None,
+    alpha_ind: Annotated[Optional[float], typer.Option("--alpha-ind", min=0, help="HBM individual variance scale (§6).", rich_help_panel="Retrieval constants")] = None,
+    min_samples: Annotated[Optional[int], typer.Option("--min-samples", min=3, help="Paired days for a valid correlation (§5).", rich_help_panel="Retrieval constants")] = None,
+    min_pop_subjects: Annotated[Optional[int], typer.Option("--min-pop-subjects", min=1, help="Subjects behind a population correlation (§5).", rich_help_panel="Retrieval constants")] = None,
+    delta: Annotated[Optional[float], typer.Option("--delta", min=0, max=1, help="Cosine threshold of embedding matches of metric names (§8; model path).", rich_help_panel="Retrieval constants")] = None,
+    rank_by: Annotated[Optional[str], typer.Option("--rank-by", help="Weight that ranks neighbours: w_final, or an ablation w_global, w_local, p_prior, w_pop, w_ind (§6-§7).", rich_help_panel="Retrieval constants")] = None,
 ) -> None:
-    """Answer a question about a subject's data, grounded in the retrieved subgraph."""
+    """Answer a question about a subject's data, grounded in the retrieved subgraph.
+
+    Every retrieval constant defaults to the dbt var of the same name in dbt_project.yml."""
     from .ask import answer_question
     from .render import print_answer
+    from .settings import RetrievalSettings
 
     try:
-        result = answer_question(question, subject, as_of=_parse_day(as_of), method=method, offline=offline)
+        settings = RetrievalSettings.from_project(
+            kappa=kappa, beta=beta, gamma_local=gamma_local, gamma_global=gamma_global, alpha_prior=alpha_prior,
+            alpha_pop=alpha_pop, alpha_ind=alpha_ind, min_samples=min_samples, min_pop_subjects=min_pop_subjects,
+            delta=delta, rank_by=rank_by)
+        result = answer_question(question, subject, as_of=_parse_day(as_of), method=method, offline=offline,
+                                 settings=settings)
     except WagError as exc:
         _fail(exc, as_json)
     if as_json:

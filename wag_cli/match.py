@@ -11,7 +11,20 @@ import math
 
 from .catalog import Metric
 
-EMBED_DELTA = 0.85
+
+
+def _default_delta() -> float:
+    """The dbt var ``delta`` (dbt_project.yml, the one source of truth); 0.85 without a project."""
+    try:
+        from .settings import dbt_vars
+
+        return float(dbt_vars()["delta"])
+    except Exception:  # noqa: BLE001 - a non-editable install without the dbt project
+        return 0.85
+
+
+#: cosine threshold delta of DESIGN.md §8 step 1 (paper: 0.85)
+EMBED_DELTA = _default_delta()
 
 
 def _cosine(a: list[float], b: list[float]) -> float:

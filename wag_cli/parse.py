@@ -740,7 +740,7 @@ def _validate_reply(reply: Any, catalog: dict[str, Metric]) -> tuple[dict, list[
             "openness": openness}, dropped
 
 
-def _resolve_names(reply: Any, catalog: dict[str, Metric], client) -> dict[str, dict]:
+def _resolve_names(reply: Any, catalog: dict[str, Metric], client, delta: float | None = None) -> dict[str, dict]:
     """Map metric names the model returned that are not catalog ids onto nodes (DESIGN.md §8 step 1):
     an exact id/name/alias match first, else embedding cosine >= delta when the client has
     embeddings. Rewrites ``reply["metrics"]`` in place; returns ``{metric_id: match record}``."""
@@ -761,9 +761,10 @@ def _resolve_names(reply: Any, catalog: dict[str, Metric], client) -> dict[str, 
             rest.append(name)
     if rest and hasattr(client, "embed"):
         try:
-            for name, (mid, cos) in embedding_matches(rest, catalog, client).items():
+            delta = EMBED_DELTA if delta is None else delta
+            for name, (mid, cos) in embedding_matches(rest, catalog, client, delta=delta).items():
                 found[name] = {"phrase": name, "metric_id": mid, "score": round(cos, 4),
-                               "how": f"model+embedding (cosine >= {EMBED_DELTA})"}
+                               "how": f"model+embedding (cosine >= {delta})"}
         except Exception:  # noqa: BLE001 - embeddings are optional: unmatched names are dropped
             pass
     reply["metrics"] = [found[m]["metric_id"] if isinstance(m, str) and m in found else m
@@ -771,7 +772,8 @@ def _resolve_names(reply: Any, catalog: dict[str, Metric], client) -> dict[str, 
     return {rec["metric_id"]: rec for rec in found.values()}
 
 
-def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, client=None) -> ParsedQuery:
+def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, client=None,
+          delta: float | None = None) -> ParsedQuery:
     """QueryParse: the model when ``client`` is given (one ``chat_json`` call), else offline.
 
     ``client``: any object with ``chat_json(system, instruction, data, schema, name) -> dict``.
@@ -792,7 +794,7 @@ def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, 
     try:
         system, instruction = _prompt()
         reply = client.chat_json(system, instruction, data, PARSE_SCHEMA, "query_parse")
-        resolved = _resolve_names(reply, catalog, client)
+        resolved = _resolve_names(reply, catalog, client, delta)
         fields, dropped = _validate_reply(reply, catalog)
     except Exception as exc:  # noqa: BLE001 - any model failure falls back to the offline parse
         parsed = parse_offline(question, as_of, catalog)

@@ -10,7 +10,7 @@ knowledge + data; ``wag`` = the full subgraph (primary nodes and their selected 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from importlib import resources
 
@@ -196,7 +196,7 @@ def retrieve(
     """
     settings = settings or RetrievalSettings.from_project()
     if rank_by is not None:
-        settings = RetrievalSettings(**{**settings.macro_params(), "rank_by": rank_by})
+        settings = replace(settings, rank_by=rank_by)
     if settings.rank_by not in RANK_BY:
         raise UsageError(f"unknown rank_by {settings.rank_by!r}; choose one of {', '.join(RANK_BY)}")
     if method not in METHODS:

@@ -30,7 +30,7 @@ class RetrievalSettings:
     kappa: neighbour budget scale (B = floor(eta kappa)); beta: fusion weight of w_local;
     gamma_local / gamma_global: sigmoid slopes; alpha_prior / alpha_pop / alpha_ind: HBM variance
     scales; min_samples: paired days for a valid correlation; min_pop_subjects: subjects behind a
-    population correlation; rank_by: the weight that ranks neighbours ('w_final', or an ablation:
+    population correlation; delta: cosine threshold for embedding matches of metric names; rank_by: the weight that ranks neighbours ('w_final', or an ablation:
     'w_global', 'w_local', 'p_prior', 'w_pop', 'w_ind'); as_of: weights from days <= the reference
     day only (§6 "As of"; False = the full-history edge_weights table).
     """
@@ -44,6 +44,7 @@ class RetrievalSettings:
     alpha_ind: float
     min_samples: int
     min_pop_subjects: int
+    delta: float = 0.85
     rank_by: str = "w_final"
     as_of: bool = True
 
@@ -56,6 +57,7 @@ class RetrievalSettings:
             gamma_global=float(v["gamma_global"]), alpha_prior=float(v["alpha_prior"]),
             alpha_pop=float(v["alpha_pop"]), alpha_ind=float(v["alpha_ind"]),
             min_samples=int(v["min_samples"]), min_pop_subjects=int(v["min_pop_subjects"]),
+            delta=float(v["delta"]),
         )
         names = {f.name for f in fields(cls)}
         unknown = set(overrides) - names
@@ -65,4 +67,11 @@ class RetrievalSettings:
 
     def macro_params(self) -> dict:
         """Named parameters of the wag_retrieve call (``$kappa`` ... in sql/retrieve.sql)."""
-        return asdict(self)
+        out = asdict(self)
+        out.pop("delta")                 # used by QueryParse's embedding match, not by the macro
+        return out
+
+    def weight_params(self) -> dict:
+        """Named parameters of wag_edge_weights_as_of (``$min_samples`` ... in the analysis SQL)."""
+        keys = ("min_samples", "min_pop_subjects", "gamma_global", "alpha_prior", "alpha_pop", "alpha_ind")
+        return {k: getattr(self, k) for k in keys}

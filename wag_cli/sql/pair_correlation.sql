@@ -17,7 +17,9 @@ pairs as (
     inner join asked as b on a.i < b.i and a.metric_id <> b.metric_id
 ),
 weights as (
-    select * from wag_edge_weights_as_of($subject, $ref_day, $metrics)
+    select * from wag_edge_weights_as_of($subject, $ref_day, $metrics,
+        min_samples := $min_samples, min_pop_subjects := $min_pop_subjects, gamma_global := $gamma_global,
+        alpha_prior := $alpha_prior, alpha_pop := $alpha_pop, alpha_ind := $alpha_ind)
 ),
 support as (
     select metric_id, count(value) as n_days, count(distinct value) as n_distinct
