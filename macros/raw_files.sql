@@ -81,6 +81,17 @@
 {%- endmacro %}
 
 
+{% macro wag_read_json_objects(relative_glob) -%}
+  {#- A table expression with one row per element of the top-level array of every JSON file matching
+      `relative_glob`: columns `json` (the element, type JSON, as written) and `filename`. -#}
+  {{ return(adapter.dispatch('wag_read_json_objects', 'wag')(relative_glob)) }}
+{%- endmacro %}
+
+{% macro duckdb__wag_read_json_objects(relative_glob) -%}
+  read_json_objects('{{ wag_data_path(relative_glob) }}', filename = true, format = 'array')
+{%- endmacro %}
+
+
 {% macro wag_empty_raw() -%}
   {#- The empty relation with the staging contract's columns (used when a dataset folder is absent). -#}
   select

@@ -18,3 +18,10 @@ def warehouse_summary() -> list[dict]:
     """Rows of (dataset, n_subjects, n_metrics, n_days, n_rows, first_day, last_day)."""
     with warehouse() as con:
         return fetch_dicts(con, _sql("warehouse_summary.sql"))
+
+
+def rejected_summary() -> list[dict]:
+    """Quarantined raw records (table raw_rejected, issue 9 item 1) per file and reason:
+    rows of (file, reason, n_records, first_locator); empty when nothing was rejected."""
+    with warehouse() as con:
+        return fetch_dicts(con, _sql("rejected_summary.sql"))

@@ -16,7 +16,9 @@
     'BFI-10 (2-10): extroversion 5, agreeableness 7, conscientiousness 10, neuroticism 8, openness 5'.
   Output: one row per (subject_id, day, raw_field); day = the survey date (local, as given).
 
-  Rules: empty field = missing = no row; numeric values cast from text (pandas floats). Several
+  Rules: empty field = missing = no row; numeric values cast from text (pandas floats) and dates
+  parsed by the macros of macros/quarantine.sql (a row whose date or value does not parse is listed
+  in raw_rejected). Several
   answers of one item on the same pid and date (GLOBEM's own loader keeps the last; not observed
   here) are averaged. Columns absent from a study year simply give no rows (files are read with
   union_by_name).
@@ -109,12 +111,12 @@ numeric_answers as (
 select
     'globem' as dataset,
     'globem:' || trim(pid) as subject_id,
-    cast(strptime(trim("date"), '%Y-%m-%d') as date) as day,
+    {{ wag_parse_date('"date"') }} as day,
     raw_field,
-    avg(try_cast(trim(raw_value) as double)) as value,
+    avg({{ wag_parse_number('raw_value') }}) as value,
     cast(null as varchar) as value_text
 from numeric_answers
-where try_cast(trim(raw_value) as double) is not null
+where {{ wag_parse_number('raw_value') }} is not null and {{ wag_parse_date('"date"') }} is not null
 group by trim(pid), trim("date"), raw_field
 {%- if has_pre %}
 union all

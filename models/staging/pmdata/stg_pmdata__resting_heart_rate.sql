@@ -10,14 +10,16 @@
   * value 0 (with date null, error 0) is Fitbit's "no estimate" sentinel -> no row; so is any
     non-positive or absent value.
   * A repeated dateTime collapses to the mean of its positive values (none observed).
+  * dateTime and value are parsed by the macros of macros/quarantine.sql; an element with no
+    readable dateTime or a value that is not a number is listed in raw_rejected.
 -#}
 {%- set rhr_glob = 'pmdata/*/fitbit/resting_heart_rate.json' -%}
 {%- if wag_files_exist(rhr_glob) %}
 with raw as (
     select
         regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
-        try_strptime(substr(trim(dateTime), 1, 10), '%Y-%m-%d') as day_ts,
-        try_cast(json_extract_string("value", '$.value') as double) as bpm
+        {{ wag_parse_date('dateTime') }} as day_ts,
+        {{ wag_parse_number('json_extract_string("value", \'$.value\')') }} as bpm
     from {{ wag_read_json(rhr_glob, "columns = {dateTime: 'VARCHAR', value: 'JSON'}") }}
 )
 

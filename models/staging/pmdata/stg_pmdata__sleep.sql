@@ -6,8 +6,13 @@
 
   Rules
   * Whole-record duplicates share a logId: keep one row per (participant, logId).
-  * Only logs with mainSleep = true are used. Should several main-sleep logs remain for one
-    dateOfSleep, the longest (largest timeInBed, then highest logId) is kept.
+  * Only logs with mainSleep = true are used (the Fitbit Web API spells the flag isMainSleep: read
+    as the same flag). Should several main-sleep logs remain for one dateOfSleep, the longest
+    (largest timeInBed, then highest logId) is kept.
+  * Timestamps are parsed by wag_parse_timestamp (macros/quarantine.sql: 'T' or space, optional
+    '.000' / 'Z'). A log this model cannot use (no logId, no or unreadable flag, no day, a field that
+    is not a number or timestamp) is listed with its reason in raw_rejected, which applies the same
+    macros.
   * Every number is read as text and cast here (quoted and unquoted numbers both work).
   * wake_after_sleep_onset uses minutesAwake for every log: for stages logs it equals
     levels.summary.wake.minutes (checked on all 436 stages logs of the excerpts); for classic logs
@@ -42,33 +47,34 @@ with raw as (
         timeInBed,
         efficiency,
         levels,
-        mainSleep
+        mainSleep,
+        isMainSleep
     from {{ wag_read_json(sleep_glob,
         "columns = {logId: 'VARCHAR', dateOfSleep: 'VARCHAR', startTime: 'VARCHAR', endTime: 'VARCHAR',
                     minutesToFallAsleep: 'VARCHAR', minutesAsleep: 'VARCHAR', minutesAwake: 'VARCHAR',
                     minutesAfterWakeup: 'VARCHAR', timeInBed: 'VARCHAR', efficiency: 'VARCHAR',
-                    levels: 'JSON', mainSleep: 'VARCHAR'}") }}
+                    levels: 'JSON', mainSleep: 'VARCHAR', isMainSleep: 'VARCHAR'}") }}
 ),
 
 typed as (
     select
         pid,
         trim(logId) as log_id,
-        -- startTime uses a space, endTime a 'T' and '.000': normalise to 'YYYY-MM-DD HH:MM:SS'
-        try_strptime(replace(substr(trim(startTime), 1, 19), 'T', ' '), '%Y-%m-%d %H:%M:%S') as start_ts,
-        try_strptime(replace(substr(trim(endTime), 1, 19), 'T', ' '), '%Y-%m-%d %H:%M:%S') as end_ts,
-        try_strptime(substr(trim(dateOfSleep), 1, 10), '%Y-%m-%d') as date_of_sleep,
-        try_cast(minutesToFallAsleep as double) as minutes_to_fall_asleep,
-        try_cast(minutesAsleep as double) as minutes_asleep,
-        try_cast(minutesAwake as double) as minutes_awake,
-        try_cast(minutesAfterWakeup as double) as minutes_after_wakeup,
-        try_cast(timeInBed as double) as time_in_bed,
-        try_cast(efficiency as double) as efficiency,
+        -- startTime uses a space, endTime a 'T' and '.000': both read by wag_parse_timestamp
+        {{ wag_parse_timestamp('startTime') }} as start_ts,
+        {{ wag_parse_timestamp('endTime') }} as end_ts,
+        {{ wag_parse_timestamp('dateOfSleep') }} as date_of_sleep,
+        {{ wag_parse_number('minutesToFallAsleep') }} as minutes_to_fall_asleep,
+        {{ wag_parse_number('minutesAsleep') }} as minutes_asleep,
+        {{ wag_parse_number('minutesAwake') }} as minutes_awake,
+        {{ wag_parse_number('minutesAfterWakeup') }} as minutes_after_wakeup,
+        {{ wag_parse_number('timeInBed') }} as time_in_bed,
+        {{ wag_parse_number('efficiency') }} as efficiency,
         try_cast(json_extract_string(levels, '$.summary.deep.minutes') as double) as deep_minutes,
         try_cast(json_extract_string(levels, '$.summary.light.minutes') as double) as light_minutes,
         try_cast(json_extract_string(levels, '$.summary.rem.minutes') as double) as rem_minutes,
         levels,
-        lower(trim(mainSleep)) = 'true' as is_main
+        coalesce({{ wag_parse_flag('mainSleep') }}, {{ wag_parse_flag('isMainSleep') }}, false) as is_main
     from raw
     where pid <> '' and logId is not null
 ),

@@ -19,7 +19,9 @@
   * Several reports on one local day -> the last one by time is kept (a later report corrects an
     earlier one; p13 2019-12-25 has two within 24 s).
   * Items outside their scale (1-5; readiness 0-10; p13 once has stress 0) are treated as missing.
-  * All columns are read as text and cast here (no sniffing); CRLF and LF both work.
+  * All columns are read as text and cast here (no sniffing); CRLF and LF both work. The casts are
+    the macros of macros/quarantine.sql; a row whose time or item does not parse is listed in
+    raw_rejected (an empty item is missing, not rejected).
 -#}
 {%- set wellness_glob = 'pmdata/*/pmsys/wellness.csv' -%}
 {%- set tz = var('pmdata_timezone', 'Europe/Oslo') -%}
@@ -27,11 +29,11 @@
 with raw as (
     select
         regexp_extract(replace(filename, '\', '/'), '/([^/]+)/pmsys/[^/]+$', 1) as pid,
-        try_cast(trim(effective_time_frame) as timestamptz) as reported_at,
-        try_cast(fatigue as double) as fatigue,
-        try_cast(stress as double) as stress,
-        try_cast(mood as double) as mood,
-        try_cast(readiness as double) as readiness
+        {{ wag_parse_utc_timestamp('effective_time_frame') }} as reported_at,
+        {{ wag_parse_number('fatigue') }} as fatigue,
+        {{ wag_parse_number('stress') }} as stress,
+        {{ wag_parse_number('mood') }} as mood,
+        {{ wag_parse_number('readiness') }} as readiness
     from {{ wag_read_csv(wellness_glob, "all_varchar = true, union_by_name = true, delim = ','",
                           required=['effective_time_frame', 'fatigue', 'mood', 'readiness', 'stress']) }}
 ),
