@@ -8,6 +8,14 @@
   [ref_day - window_days + 1, ref_day] (NULL = every day <= ref_day): days with data, mean, min,
   max, zeta = mean |v - mu| / sd (DESIGN.md §4, §7), and the daily values. It is the single
   definition of the window statistics, used by wag_retrieve and by the CLI.
+  Coverage (issue 9 item 7): n_window_calendar_days = days in the window (for 'all': the subject's
+  first day of the metric .. ref_day); window_coverage = n_window_days / n_window_calendar_days;
+  expected_window_days = n_window_calendar_days x the subject's own cadence for the metric (days with
+  data / calendar days of its history up to ref_day, so a weekly survey expects 1 day in 7);
+  window_coverage_vs_usual = min(1, n_window_days / expected_window_days). Below min_coverage (named
+  argument, default var('min_window_coverage')) on that measure, window_mean, window_dev_sd,
+  window_min, window_max and zeta are NULL: one observed day in a 30-day window is not a 30-day mean.
+  n_window_days and daily are always given.
 
   And the table macro wag_retrieve (DESIGN.md §7-§8, paper Algorithm 2),
   as a post-hook of the edge_weights model, so an analyst can call it from any DuckDB client with no Python:
@@ -44,7 +52,8 @@
   NULL) raise an error.
 -#}
 {%- set sql -%}
-create or replace macro {{ schema }}.wag_node_window(subject, ref_day, window_days) as table
+create or replace macro {{ schema }}.wag_node_window(subject, ref_day, window_days,
+    min_coverage := {{ var('min_window_coverage', 0.5) }}) as table
 with
 history as (
     select v.metric_id, v.day, v.value, v.value_text
@@ -53,7 +62,8 @@ history as (
 ),
 usual as (
     select metric_id, avg(value) as usual_mean, stddev_samp(value) as usual_sd,
-           count(value) as n_history_days, max(day) as last_day
+           count(value) as n_history_days, max(day) as last_day,
+           date_diff('day', min(day), ref_day) + 1 as n_history_calendar_days
     from history
     group by metric_id
 ),
@@ -72,30 +82,58 @@ in_window as (
     from history as h
     inner join usual as u using (metric_id)
     where window_days is null or date_diff('day', h.day, ref_day) < window_days
+),
+window_stats as (
+    select
+        u.metric_id, u.n_history_days, u.usual_mean, u.usual_sd, u.last_day,
+        b.baseline_mean, b.baseline_sd, b.n_baseline_days,
+        coalesce(window_days, u.n_history_calendar_days) as n_window_calendar_days,
+        coalesce(window_days, u.n_history_calendar_days) * u.n_history_days / u.n_history_calendar_days
+            as expected_window_days,
+        count(w.day) as n_window_days,
+        avg(w.value) as window_mean,
+        min(w.value) as window_min,
+        max(w.value) as window_max,
+        avg(w.z)     as zeta,
+        list({'day': w.day, 'value': w.value, 'value_text': w.value_text, 'z': w.z} order by w.day)
+            filter (where w.day is not null) as daily
+    from usual as u
+    left join baseline as b using (metric_id)
+    left join in_window as w using (metric_id)
+    group by u.metric_id, u.n_history_days, u.usual_mean, u.usual_sd, u.last_day, u.n_history_calendar_days,
+             b.baseline_mean, b.baseline_sd, b.n_baseline_days
+),
+covered as (
+    select *,
+           n_window_days / n_window_calendar_days as window_coverage,
+           case when expected_window_days > 0 then least(1.0, n_window_days / expected_window_days) end
+               as window_coverage_vs_usual,
+           coalesce(expected_window_days > 0 and n_window_days / expected_window_days >= min_coverage, false)
+               as is_covered
+    from window_stats
 )
 select
-    u.metric_id,
-    u.n_history_days,
-    u.usual_mean,
-    u.usual_sd,
-    u.last_day,
-    b.baseline_mean,
-    b.baseline_sd,
-    coalesce(b.n_baseline_days, 0) as n_baseline_days,
-    count(w.day)                 as n_window_days,
-    avg(w.value)                 as window_mean,
+    metric_id,
+    n_history_days,
+    usual_mean,
+    usual_sd,
+    last_day,
+    baseline_mean,
+    baseline_sd,
+    coalesce(n_baseline_days, 0) as n_baseline_days,
+    n_window_days,
+    case when is_covered then window_mean end as window_mean,
     -- window mean against the usual level, in usual standard deviations (NULL when sd is 0/undefined)
-    case when u.usual_sd > 0 then (avg(w.value) - u.usual_mean) / u.usual_sd end as window_dev_sd,
-    min(w.value)                 as window_min,
-    max(w.value)                 as window_max,
-    avg(w.z)                     as zeta,
-    list({'day': w.day, 'value': w.value, 'value_text': w.value_text, 'z': w.z} order by w.day)
-        filter (where w.day is not null) as daily
-from usual as u
-left join baseline as b using (metric_id)
-left join in_window as w using (metric_id)
-group by u.metric_id, u.n_history_days, u.usual_mean, u.usual_sd, u.last_day,
-         b.baseline_mean, b.baseline_sd, b.n_baseline_days;
+    case when is_covered and usual_sd > 0 then (window_mean - usual_mean) / usual_sd end as window_dev_sd,
+    case when is_covered then window_min end as window_min,
+    case when is_covered then window_max end as window_max,
+    case when is_covered then zeta end as zeta,
+    daily,
+    n_window_calendar_days,
+    expected_window_days,
+    window_coverage,
+    window_coverage_vs_usual
+from covered;
 
 create or replace macro {{ schema }}.wag_edge_weights_as_of(
     subject, ref_day, primary_nodes,
@@ -149,10 +187,18 @@ asof_pairs_ind as (
 asof_ind as (
     {{ spearman('asof_pairs_ind', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples') }}
 ),
+asof_pop_full as (
+    -- t on or after the dataset's last day, with the build's thresholds: the pooled subject-days <= t are
+    -- the whole history, so the precomputed correlations_population are exactly the as-of ones
+    select
+        ref_day >= (select max(last_day) from subject_summary where dataset = (select dataset from asof_subject))
+        and min_samples = {{ var('min_samples') }} and min_pop_subjects = {{ var('min_pop_subjects') }} as is_full
+),
 asof_pop_values as (
     select v.subject_id, v.metric_id, v.day, v.value
     from metric_values as v
     where v.dataset = (select dataset from asof_subject)
+      and not (select is_full from asof_pop_full)
       and v.day <= ref_day and v.value is not null
       and (v.metric_id in (select node_x from asof_x) or v.metric_id in (select node_y from asof_candidates))
 ),
@@ -163,9 +209,19 @@ asof_pairs_pop as (
     inner join asof_pop_values as b
         on b.metric_id = c.node_y and b.subject_id = a.subject_id and b.day = a.day
 ),
-asof_pop as (
+asof_pop_computed as (
     {{ spearman('asof_pairs_pop', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples',
                 subject_col='subject_id', min_subjects='min_pop_subjects') }}
+),
+asof_pop as (
+    select node_x, node_y, n, n_subjects, spearman_rho, null_reason from asof_pop_computed
+    union all
+    select c.node_x, c.node_y, p.n, p.n_subjects, p.spearman_rho_signed as spearman_rho, p.null_reason
+    from asof_candidates as c
+    inner join correlations_population as p
+        on p.dataset = c.dataset
+       and p.node_a = least(c.node_x, c.node_y) and p.node_b = greatest(c.node_x, c.node_y)
+    where (select is_full from asof_pop_full)
 ),
 asof_observed as (
     select

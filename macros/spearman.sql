@@ -10,7 +10,7 @@
   min_subjects  a correlation also needs at least min_subjects distinct subjects contributing pairs
 
   Ties get average ranks (the mean of the tied positions, as scipy.stats.spearmanr):
-      rank_avg = rank() + (count of equal values - 1) / 2
+      rank_avg = (rank() + count of values <= v) / 2, from one ordered window per series
   rho = Pearson correlation of the average ranks. Returns one row per group with
       n             number of complete pairs
       n_subjects    distinct subjects contributing pairs (NULL without subject_col)
@@ -40,12 +40,15 @@ from (
     select
         {{ g }},{% if subject_col is not none %}
         {{ subject_col }},{% endif %}
-        rank() over (partition by {{ g }} order by {{ x }})
-            + (count(*) over (partition by {{ g }}, {{ x }}) - 1) / 2.0 as rank_x,
-        rank() over (partition by {{ g }} order by {{ y }})
-            + (count(*) over (partition by {{ g }}, {{ y }}) - 1) / 2.0 as rank_y
+        -- average rank of a tie group at positions a..b = (a + b) / 2 with a = rank() and
+        -- b = count of values <= v = cume_dist() * n: one window specification (one sort) per series
+        (rank() over wx + round(cume_dist() over wx * count(*) over wg)) / 2.0 as rank_x,
+        (rank() over wy + round(cume_dist() over wy * count(*) over wg)) / 2.0 as rank_y
     from {{ relation }}
     where {{ x }} is not null and {{ y }} is not null
+    window wg as (partition by {{ g }}),
+           wx as (partition by {{ g }} order by {{ x }}),
+           wy as (partition by {{ g }} order by {{ y }})
 ) as ranked
 group by {{ g }}
 {%- endmacro %}

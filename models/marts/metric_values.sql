@@ -2,3 +2,5 @@
 select dataset, subject_id, metric_id, day, value, value_text
 from {{ ref('int_metric_values__checked') }}
 where rejection_reason is null
+-- ordered by subject so that per-subject reads (wag_retrieve, wag_node_window) skip row groups
+order by dataset, subject_id, metric_id, day

@@ -1,0 +1,139 @@
+"""Scale benchmark (issue 10): the warehouse on a synthetic population vs the pandas reference.
+
+For each N it generates (or reuses) the population of bench/popgen.py, then in the same run:
+* the pandas reference a researcher would write: per-subject and pooled
+  ``DataFrame.corr(method="spearman", min_periods=10)`` over all metric pairs;
+* ``dbt build`` of the whole project on that file as a wide source (what ``wag build --wide`` runs),
+  in a fresh process with its own DuckDB file: wall time, peak RSS of the process tree (ru_maxrss of
+  the child), per-model times from dbt's run_results.json;
+* ``wag_retrieve`` per call on the built warehouse (median of 20 calls over different subjects).
+
+Usage:
+    python bench/scale.py --subjects 100 500 [--days 365] [--workdir /tmp/wag_scale] [--json out.json]
+
+Prints one table per N and the ratios; bench/RESULTS.md records the results with the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+HEAVY = ("correlations_individual", "correlations_population", "edge_weights", "int_edge_paired_values",
+         "subject_summary", "daily_abnormality", "stg_wide__daily_metrics", "int_metric_values__checked",
+         "metric_values", "subject_metric_stats")
+CORRELATION_MODELS = ("correlations_individual", "correlations_population", "edge_weights", "int_edge_paired_values")
+
+
+def pandas_reference(csv: Path) -> float:
+    """Seconds for per-subject and pooled Spearman over all pairs (min_periods=10), as a researcher would."""
+    import pandas as pd
+
+    t0 = time.perf_counter()
+    df = pd.read_csv(csv)
+    values = df.drop(columns=["date"])
+    values.groupby("participant_id").corr(method="spearman", min_periods=10)
+    values.drop(columns=["participant_id"]).corr(method="spearman", min_periods=10)
+    return time.perf_counter() - t0
+
+
+def _measure(cmd: list[str], env: dict) -> tuple[float, float, subprocess.CompletedProcess]:
+    """Wall seconds and peak RSS (GB) of ``cmd`` run in a wrapper process that reports its child's rusage."""
+    wrapper = ("import resource, subprocess, sys, json;"
+               "r = subprocess.run(sys.argv[1:], capture_output=True, text=True);"
+               "sys.stdout.write(json.dumps({'rc': r.returncode, 'rss_kb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,"
+               " 'out': r.stdout[-3000:], 'err': r.stderr[-3000:]}))")
+    t0 = time.perf_counter()
+    res = subprocess.run([sys.executable, "-c", wrapper, *cmd], env=env, capture_output=True, text=True, cwd=REPO)
+    wall = time.perf_counter() - t0
+    info = json.loads(res.stdout)
+    return wall, info["rss_kb"] / 1024 / 1024, info
+
+
+def build(csv: Path, tmp: Path, threads: int | None = None) -> dict:
+    dbt = str(Path(sys.executable).with_name("dbt"))
+    empty = tmp / "no_native_data"
+    empty.mkdir(exist_ok=True)
+    env = {**os.environ, "WAG_DB": str(tmp / "wag.duckdb"), "WAG_DATA_DIR": str(empty), "DO_NOT_TRACK": "1"}
+    wide = json.dumps({"wide_sources": [{"dataset": "sim", "path": str(csv)}]})
+    cmd = [dbt, "build", "--target-path", str(tmp / "target"), "--log-path", str(tmp / "logs"), "--quiet",
+           "--vars", wide]
+    wall, rss_gb, info = _measure(cmd, env)
+    if info["rc"] != 0:
+        raise SystemExit(f"dbt build failed:\n{info['out']}\n{info['err']}")
+    results = json.loads((tmp / "target" / "run_results.json").read_text())
+    models = {}
+    for r in results["results"]:
+        uid = r["unique_id"]
+        kind, name = uid.split(".")[0], uid.split(".")[-1]
+        key = name if kind in ("model", "seed") else f"{kind}:{name}"
+        models[key] = r["execution_time"]
+    return {"wall_s": wall, "peak_rss_gb": rss_gb, "models": models}
+
+
+def retrieval_ms(db: Path, n_calls: int = 20) -> float:
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        subjects = [r[0] for r in con.execute(
+            f"select distinct subject_id from metric_values order by subject_id limit {n_calls}").fetchall()]
+        last = con.execute("select max(day) from metric_values").fetchone()[0]
+        con.execute("select * from wag_retrieve(?, ['steps_taken'], ?, 7, 0.8)", [subjects[0], last]).fetchall()
+        times = []
+        for s in subjects:
+            t0 = time.perf_counter()
+            con.execute("select * from wag_retrieve(?, ['deep_sleep_duration', 'mental_stress'], ?, 7, 0.8)",
+                        [s, last]).fetchall()
+            times.append((time.perf_counter() - t0) * 1000)
+    finally:
+        con.close()
+    return statistics.median(times)
+
+
+def main() -> None:
+    from popgen import generate
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--subjects", type=int, nargs="+", default=[100, 500])
+    ap.add_argument("--days", type=int, default=365)
+    ap.add_argument("--metrics", type=int, default=28)
+    ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "wag_scale")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    out = []
+    for n in args.subjects:
+        csv = args.workdir / f"pop{n}_{args.days}d_{args.metrics}m.csv"
+        if not csv.exists():
+            generate(n, args.days, args.metrics).to_csv(csv, index=False)
+        pandas_s = pandas_reference(csv)
+        with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
+            b = build(csv, Path(tmp))
+            ret_ms = retrieval_ms(Path(tmp) / "wag.duckdb")
+        corr_s = sum(b["models"].get(m, 0.0) for m in CORRELATION_MODELS)
+        row = {"subjects": n, "days": args.days, "metrics": args.metrics, "pandas_s": round(pandas_s, 1),
+               "build_wall_s": round(b["wall_s"], 1), "peak_rss_gb": round(b["peak_rss_gb"], 2),
+               "correlation_models_s": round(corr_s, 1),
+               "ratio_correlations_vs_pandas": round(pandas_s / corr_s, 2) if corr_s else None,
+               "ratio_build_vs_pandas": round(b["wall_s"] / pandas_s, 2),
+               "retrieve_ms": round(ret_ms, 1),
+               "models_s": {k: round(v, 1) for k, v in sorted(b["models"].items(), key=lambda kv: -kv[1])[:15]}}
+        out.append(row)
+        print(json.dumps(row, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
