@@ -21,6 +21,15 @@ def demographic_ids() -> set[str]:
     return {r["metric_id"] for r in csv.DictReader(open(path, newline="")) if r["category"] == "Demographic"}
 
 
+def ratio_ids() -> set[str]:
+    """Metrics whose catalog ratio_scale is true: the only ones with a CV (issue 9 item 7)."""
+    import csv
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "seeds" / "metric_catalog.csv"
+    return {r["metric_id"] for r in csv.DictReader(open(path, newline="")) if r["ratio_scale"] == "true"}
+
+
 @pytest.fixture(scope="module")
 def frames(built_db):
     con = duckdb.connect(str(built_db), read_only=True)
@@ -49,7 +58,7 @@ def expected_stats(mv: pd.DataFrame) -> pd.DataFrame:
             n = len(v)
             mean = v.mean() if n else np.nan
             sd = v.std(ddof=1) if n >= 2 else np.nan
-            cv = sd / abs(mean) if n >= 2 and abs(mean) >= 1e-9 else np.nan
+            cv = sd / abs(mean) if n >= 2 and abs(mean) >= 1e-9 and m in ratio_ids() else np.nan
             rows.append(dict(subject_id=subject, metric_id=m, n_period_days=n_period, n_days=n,
                              missing_fraction=1 - n / n_period, mean_value=mean, sd_value=sd, cv=cv))
     return pd.DataFrame(rows)

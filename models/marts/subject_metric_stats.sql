@@ -6,7 +6,9 @@
 --   T_s            = the subject's calendar days from its first to its last day with any (time-varying) data
 --   missing_fraction = MD_{s,m} = |{t in T_s : v missing}| / |T_s|
 --   mean_value, sd_value = mu_{s,m}, sigma_{s,m} (sample sd, n - 1) over non-missing days
---   cv             = sigma / |mu|; NULL when |mu| < 1e-9 or n_days < 2
+--   cv             = sigma / |mu|; NULL when |mu| < 1e-9 or n_days < 2, and NULL for a metric whose
+--                    catalog ratio_scale is false (a deviation around zero, a clock time, °C): a CV
+--                    is only meaningful where zero means "none of it" (issue 9 item 7)
 with time_varying as (
     -- static traits (catalog category Demographic: age, gender, BMI, personality) are not daily
     -- observations: they neither define the subject's period nor enter the per-day statistics
@@ -33,7 +35,9 @@ subject_period as (
 ),
 
 dataset_metrics as (
-    select distinct dataset, metric_id from numeric_values
+    select distinct n.dataset, n.metric_id, coalesce(c.ratio_scale, true) as ratio_scale
+    from numeric_values as n
+    left join {{ ref('metric_catalog') }} as c on c.metric_id = n.metric_id
 ),
 
 observed as (
@@ -65,7 +69,7 @@ select
     o.mean_value,
     case when o.n_days >= 2 then o.sd_value end                            as sd_value,
     case
-        when o.n_days >= 2 and abs(o.mean_value) >= 1e-9 then o.sd_value / abs(o.mean_value)
+        when d.ratio_scale and o.n_days >= 2 and abs(o.mean_value) >= 1e-9 then o.sd_value / abs(o.mean_value)
     end                                                                    as cv
 from subject_period as p
 inner join dataset_metrics as d on d.dataset = p.dataset
