@@ -1,6 +1,8 @@
 -- Reference values for the rubric judge's Groundedness rule (DESIGN.md §10; §4, §7 for the window
 -- statistics). An independent recomputation from metric_values on purpose: a judge that reused the
 -- answerer's wag_node_window could not catch that macro's errors.
+-- Both baselines are given: the usual level over every day <= t^q (§7) and the usual level before the
+-- window (days <= t^q - k^q), which the answers show as "your usual level before this period".
 -- Parameters: $subject (subject_id), $ref_day (DATE, t^q), $window_days (INTEGER; NULL = every day
 -- <= t^q), $metrics (VARCHAR[]: the query's metrics and the nodes the answer was given).
 -- Output: one row per (metric_id, other_id, what, value); `what` names the statistic; other_id is the
@@ -23,6 +25,15 @@ history as (
 usual as (
     select metric_id, avg(value) as usual_mean, stddev_samp(value) as usual_sd, count(*) as n_history
     from history
+    group by metric_id
+),
+
+usual_before as (
+    -- the baseline before the window (days <= t^q - k^q), which answers may quote as "usual level
+    -- before this period"; none for the window all
+    select metric_id, avg(value) as usual_mean, stddev_samp(value) as usual_sd, count(*) as n_history
+    from history
+    where $window_days is not null and date_diff('day', day, $ref_day) >= $window_days
     group by metric_id
 ),
 
@@ -56,6 +67,18 @@ window_stats as (
 data_values as (
     select metric_id, 'daily_value' as what, value from windowed
     union all select metric_id, 'daily_z', z from windowed where z is not null
+    union all
+    select w.metric_id, 'daily_z_before', (w.value - b.usual_mean) / b.usual_sd
+    from windowed as w inner join usual_before as b using (metric_id) where b.usual_sd > 0
+    union all select metric_id, 'usual_mean_before', usual_mean from usual_before
+    union all select metric_id, 'usual_sd_before', usual_sd from usual_before where usual_sd is not null
+    union all select metric_id, 'n_history_days_before', n_history from usual_before
+    union all
+    select s.metric_id, 'window_minus_usual_before', s.window_mean - b.usual_mean
+    from window_stats as s inner join usual_before as b using (metric_id)
+    union all
+    select s.metric_id, 'window_dev_sd_before', (s.window_mean - b.usual_mean) / b.usual_sd
+    from window_stats as s inner join usual_before as b using (metric_id) where b.usual_sd > 0
     union all select metric_id, 'usual_mean', usual_mean from usual
     union all select metric_id, 'usual_sd', usual_sd from usual where usual_sd is not null
     union all select metric_id, 'n_history_days', n_history from usual
@@ -80,14 +103,15 @@ converted as (
     select d.metric_id, d.what || '_hours' as what, d.value / 60 as value
     from data_values as d
     inner join nodes_given as n using (metric_id)
-    where n.unit = 'minutes' and d.what not in ('daily_z', 'n_history_days', 'n_window_days', 'zeta',
-                                                 'window_dev_sd', 'window_vs_usual_pct')
+    where n.unit = 'minutes' and d.what not in ('daily_z', 'daily_z_before', 'n_history_days',
+                                                 'n_history_days_before', 'n_window_days', 'zeta',
+                                                 'window_dev_sd', 'window_dev_sd_before', 'window_vs_usual_pct')
     union all
     select d.metric_id, d.what || '_clock', ((d.value % 1440) + 1440) % 1440
     from data_values as d
     inner join nodes_given as n using (metric_id)
-    where n.unit like 'minutes from%' and d.what in ('daily_value', 'usual_mean', 'window_mean',
-                                                      'window_min', 'window_max')
+    where n.unit like 'minutes from%' and d.what in ('daily_value', 'usual_mean', 'usual_mean_before',
+                                                      'window_mean', 'window_min', 'window_max')
 ),
 
 edge_values as (
