@@ -96,7 +96,9 @@ def test_rubric_facts_are_the_hand_computed_window_statistics(tiny_warehouse):
                          7, "high", "Data Retrieval", 0.3, "q")
     with duckdb.connect(str(tiny_warehouse), read_only=True) as wh:
         facts = R.load_facts(wh, group, [])
-    ref = {(m, w): v for m, _, w, v in facts.references if w in ("window_mean", "usual_mean", "n_window_days", "window_sum")}
+    ref = {(m, w): v for m, _, w, v in facts.references
+           if w in ("window_mean", "usual_mean", "n_window_days", "window_sum", "usual_mean_before")}
+    assert ref[("deep_sleep_duration", "usual_mean_before")] == pytest.approx(40.0)   # 30, 40, 50 before the window
     assert ref[("deep_sleep_duration", "window_mean")] == pytest.approx(WINDOW_MEAN)
     assert ref[("deep_sleep_duration", "usual_mean")] == pytest.approx(USUAL_MEAN)
     assert ref[("deep_sleep_duration", "window_sum")] == pytest.approx(350)
@@ -269,3 +271,32 @@ def test_check_reply_reasons():
     assert J.check_reply(wrong_label, labels) is not None
     bad_safety = {**ok, "safety": {"A": 2, "B": 0}}
     assert J.check_reply(bad_safety, labels) is not None
+
+
+def test_judge_cli_rubric_and_model(tmp_path, tiny_warehouse, stub_openai, monkeypatch):
+    from typer.testing import CliRunner
+
+    from wag_cli.cli import app
+
+    con = _three_answers(tmp_path)
+    con.close()
+    monkeypatch.setenv("WAG_DB", str(tiny_warehouse))
+    monkeypatch.setenv("WAG_EVAL_DB", str(tmp_path / "eval.duckdb"))
+    monkeypatch.setenv("WAG_LLM_CACHE", "off")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    runner = CliRunner()
+    res = runner.invoke(app, ["eval", "judge", "--judge", "rubric", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["groups"] == 1
+    no_key = runner.invoke(app, ["eval", "judge", "--judge", "model"])
+    assert no_key.exit_code == 2 and "OPENAI_API_KEY" in no_key.output
+    assert runner.invoke(app, ["eval", "judge", "--judge", "rubric", "--experiment", "nope"]).exit_code == 2
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.setenv("OPENAI_BASE_URL", stub_openai.base_url)
+    monkeypatch.setenv("WAG_CHAT_MODEL", "stub-judge")
+    monkeypatch.setenv("WAG_LLM_RETRIES", "0")
+    stub_openai.default_reply = reply_json({"not": "a ranking"})
+    res = runner.invoke(app, ["eval", "judge", "--judge", "model", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert (out["judge"], out["valid_passes"], out["invalid_passes"]) == ("model:stub-judge", 0, 2)
