@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import date
 
@@ -174,6 +175,24 @@ class Facts:
     abnormal_days: dict[str, set[date]]
     names: dict[str, list[str]]
 
+    def kinds_matching(self, n: Number) -> set[str]:
+        """The ``what`` of every reference value ``n`` matches (:func:`matches`); clock numbers only
+        match clock values. Values are searched by |v| in a sorted index (built on first use)."""
+        if not hasattr(self, "_index"):
+            pairs = sorted((abs(v), w) for _, _, w, v in self.references)
+            self._index = ([a for a, _ in pairs], [w for _, w in pairs])
+        keys, kinds = self._index
+        a = abs(n.value)
+        tol = 0.5 * 10 ** (-n.decimals) + 1e-9
+        lo, hi = a - tol, a + tol
+        if n.decimals == 0:                         # the 1 % band: a within 0.01 |v|
+            lo, hi = min(lo, a / 1.01), max(hi, a / 0.99)
+        out = set()
+        for i in range(bisect_left(keys, lo), bisect_right(keys, hi)):
+            if (kinds[i].endswith("_clock") or not n.clock) and matches(n, keys[i]):
+                out.add(kinds[i])
+        return out
+
     def restricted(self, metrics: set[str]) -> "Facts":
         """The facts about ``metrics`` only (reference values with no metric, e.g. the window, kept)."""
         return Facts([r for r in self.references
@@ -227,8 +246,7 @@ def score_answer(answer: str, group: QueryGroup, given: list[str], facts: Facts)
     matched_kinds: set[str] = set()
     n_matched = 0
     for n in checked:
-        kinds = {w for _, _, w, v in facts.references
-                 if (w.endswith("_clock") if n.clock else True) and matches(n, v)}
+        kinds = facts.kinds_matching(n)
         if kinds:
             n_matched += 1
             matched_kinds |= kinds
