@@ -20,7 +20,7 @@ DEV_QUESTIONS = REPO.parent / "shared" / "eval" / "dev_questions.jsonl"
 
 COLUMNS = [
     "metric_id", "name", "category", "unit", "data_kind", "description", "normal_range",
-    "recommendations", "aliases", "physical_min", "physical_max", "origin", "data_sources",
+    "recommendations", "aliases", "physical_min", "physical_max", "origin", "data_sources", "ratio_scale",
 ]
 
 EXPECTED = {
@@ -297,3 +297,12 @@ def test_aliases_resolve_the_labelled_questions(rows):
 )
 def test_aliases_cover_common_phrasings(rows, question, metric):
     assert metric in _reference_match(question, rows)
+
+
+def test_ratio_scale_marks_what_has_no_cv(by_id):
+    """issue 9 item 7: a deviation around zero, a clock time or a text metric has no CV."""
+    assert {r["ratio_scale"] for r in by_id.values()} == {"true", "false"}
+    for m in ("temperature_variation", "bedtime_start_time", "bedtime_end_time", *TEXT_METRICS):
+        assert by_id[m]["ratio_scale"] == "false", m
+    for m in ("steps_taken", "total_sleep_duration", "resting_heart_rate", "hrv_rmssd"):
+        assert by_id[m]["ratio_scale"] == "true", m

@@ -41,10 +41,16 @@ class BuildResult:
 
 
 def _dbt_vars(data_dir: Path, wide_sources: list[dict] | None) -> dict:
+    """The dbt vars of a build; each wide source gets its CSV dialect (declared or sniffed,
+    :func:`wag_cli.dialect.resolve_wide_dialect`; UsageError for an unreadable file)."""
+    from .dialect import resolve_wide_dialect
+
     out: dict = {"data_dir": str(Path(data_dir).resolve())}
     if wide_sources:
         out["wide_sources"] = [
-            {"dataset": s["dataset"], "path": str(Path(s["path"]).resolve())} for s in wide_sources
+            {"dataset": s["dataset"], "path": str(Path(s["path"]).resolve()),
+             **resolve_wide_dialect(Path(s["path"]).resolve(), s)}
+            for s in wide_sources
         ]
     return out
 
@@ -67,13 +73,14 @@ def run_build(
     project = project_dir()
     database = Path(database).resolve() if database else db_path()
     check_data_dir(Path(data_dir), wide_sources)
+    dbt_vars = _dbt_vars(data_dir, wide_sources)
     check_not_locked(database)
     _remove_stale_staging(database)
     staging_dir = database.parent / f".{database.name}.build-{os.getpid()}"
     shutil.rmtree(staging_dir, ignore_errors=True)
     staging_dir.mkdir(parents=True)
     try:
-        out = _invoke_dbt(project, staging_dir / database.name, data_dir, wide_sources, on_node)
+        out = _invoke_dbt(project, staging_dir / database.name, data_dir, dbt_vars, on_node)
         if out.success:
             _swap_in(staging_dir / database.name, database)
         return out
@@ -81,7 +88,7 @@ def run_build(
         shutil.rmtree(staging_dir, ignore_errors=True)   # a failed build's file; the warehouse is untouched
 
 
-def _invoke_dbt(project: Path, database: Path, data_dir: Path, wide_sources: list[dict] | None,
+def _invoke_dbt(project: Path, database: Path, data_dir: Path, dbt_vars: dict,
                 on_node: Callable[[str, str], None] | None) -> BuildResult:
     """``dbt build`` into ``database`` (WAG_DB points there for the run); the result, not raised."""
     from dbt.cli.main import dbtRunner
@@ -101,7 +108,7 @@ def _invoke_dbt(project: Path, database: Path, data_dir: Path, wide_sources: lis
         "build",
         "--project-dir", str(project),
         "--profiles-dir", str(project),
-        "--vars", json.dumps(_dbt_vars(data_dir, wide_sources)),
+        "--vars", json.dumps(dbt_vars),
         "--quiet",
         "--no-use-colors",
     ]

@@ -6,8 +6,11 @@
   var('wide_sources'): a list of {"dataset": "<name>", "path": "<csv path>"} (absolute, or relative to
   the directory dbt runs in). Each CSV has a header row with `participant_id`, `date` (YYYY-MM-DD)
   and one column per metric; wag_processed/README.md describes the two published ones. Every field is
-  read as text (all_varchar), the CSV dialect is fixed (comma, double-quote quoting, header row)
-  so that DuckDB's type sniffing never guesses dates or numbers.
+  read as text (all_varchar) so that DuckDB's type sniffing never guesses dates or numbers. The CSV
+  dialect is the entry's `delim` (default ','), `quote` (default '"', also the escape) and `decimal`
+  ('.' or ','; default '.'): `wag build` fills them from wag_cli/dialect.py (declared or sniffed,
+  issue 9 item 6), a hand-written var may declare them. With decimal ',' a cell like '35,5' is
+  read as '35.5'. A UTF-8 byte-order mark and quoted header names are read as usual.
 
   Columns: dataset, source_row (1-based data-row number within the file), participant_id,
   date_text, column_name (header exactly as written), raw_value (text, NULL for an empty field).
@@ -28,13 +31,20 @@ where false
 {%- if s.dataset is not defined or s.path is not defined %}
 {{ exceptions.raise_compiler_error("wide_sources entries need keys 'dataset' and 'path', got: " ~ s) }}
 {%- endif %}
+{%- set delim = (s.delim if s.delim is defined and s.delim else ',') | replace("'", "''") -%}
+{%- set quote = (s.quote if s.quote is defined and s.quote else '"') | replace("'", "''") -%}
+{%- set decimal_comma = s.decimal is defined and s.decimal == ',' %}
 select
     '{{ s.dataset | replace("'", "''") }}' as dataset,
     source_row,
     participant_id,
     date_text,
     column_name,
+    {%- if decimal_comma %}
+    regexp_replace(raw_value, '^(\s*-?[0-9]+),([0-9]+\s*)$', '\1.\2') as raw_value
+    {%- else %}
     raw_value
+    {%- endif %}
 from (
     select
         row_number() over () as source_row,
@@ -43,7 +53,7 @@ from (
         columns(* exclude (participant_id, "date"))
     from read_csv(
         '{{ s.path | replace("'", "''") }}',
-        header = true, all_varchar = true, delim = ',', quote = '"', escape = '"'
+        header = true, all_varchar = true, delim = '{{ delim }}', quote = '{{ quote }}', escape = '{{ quote }}'
     )
 )
 unpivot include nulls (raw_value for column_name in (columns(* exclude (source_row, participant_id, date_text))))
