@@ -7,9 +7,11 @@ It listens on 127.0.0.1 (a free port, in a daemon thread) and answers what ``wag
   ``reply_json(obj)`` / ``reply_text(str)`` (message content), ``reply_sleep(seconds, then)``
   (wait before answering, to trip a client timeout), ``reply_error(status, message)`` (an
   OpenAI-style error body). With ``stub.reject_json_schema = True`` it behaves like the llama.cpp
-  server: any request with ``response_format.type == "json_schema"`` gets HTTP 400 (no reply popped).
+  server: any request with ``response_format.type == "json_schema"`` gets HTTP
+  ``stub.reject_status`` (400 by default; 500 is what llama.cpp's server sends) with a message naming
+  the response format (no reply popped). ``stub.models`` lists what ``GET /v1/models`` serves.
 * ``POST /v1/embeddings`` — deterministic unit vectors of ``EMBED_DIM`` floats from sha256(text).
-* ``GET /v1/models`` — one model.
+* ``GET /v1/models`` — the ids in ``stub.models``.
 
 Every request is recorded in ``stub.requests`` as ``{"method", "path", "body"}`` (body = parsed JSON)
 so a test can check exactly what the model would have received. Use the ``stub_openai`` fixture, or
@@ -89,8 +91,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         self._record(None)
         if self.path.rstrip("/").endswith("/models"):
-            self._send(200, {"object": "list", "data": [{"id": "stub-model", "object": "model",
-                                                         "created": 0, "owned_by": "stub"}]})
+            self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "created": 0,
+                                                         "owned_by": "stub"} for m in self.server.stub.models]})
         else:
             self._error(404, f"no route {self.path}")
 
@@ -110,7 +112,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         rf = body.get("response_format") or {}
         if stub.reject_json_schema and rf.get("type") == "json_schema":
-            self._error(400, "response_format type json_schema is not supported", "response_format")
+            self._error(stub.reject_status, "response_format type json_schema is not supported", "response_format")
             return
         with stub.lock:
             reply = stub.replies.popleft() if stub.replies else dict(stub.default_reply)
@@ -143,6 +145,8 @@ class StubOpenAI:
         self.replies: deque[dict] = deque()
         self.default_reply = reply_json({"ok": True})
         self.reject_json_schema = False
+        self.reject_status = 400
+        self.models = ["stub-model"]
         self.embed_dim = embed_dim
         self.lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), _Handler)

@@ -293,9 +293,10 @@ def test_settings_from_env(monkeypatch, tmp_path):
         llm.get_client()
 
 
-def test_unsupported_schema_keyword_is_a_programming_error(client):
-    with pytest.raises(ValueError, match="unsupported keyword"):
-        client.chat_json("s", "i", {}, {"type": "object", "$ref": "#/x"}, "x")
+def test_invalid_schema_is_a_programming_error(client, stub_openai):
+    with pytest.raises(ValueError, match="invalid JSON Schema"):
+        client.chat_json("s", "i", {}, {"type": "objekt"}, "x")
+    assert stub_openai.requests == []
 
 
 def test_prompts_shape():
