@@ -125,14 +125,16 @@ def test_incomplete_or_invalid_rankings_are_left_out_and_counted(tmp_path):
 
 def test_gold_accuracy_per_condition_and_category(tmp_path):
     con = _store(tmp_path)
+    con.execute("update eval_queries set gold_kind = case when query_id in ('q1', 'q2') then 'mean' else 'spearman' end")
     con.executemany("insert into eval_gold_scores (query_id, condition, expected, found, tolerance, correct)"
                     " values (?, ?, 1, 1, 0.01, ?)",
                     [("q1", "wag", True), ("q3", "wag", False), ("q2", "wag", True), ("q1", "base", False)])
-    gold = {(r["category"], r["condition"]): (r["n"], r["n_correct"], r["accuracy"])
+    gold = {(r["dimension"], r["level"], r["condition"]): (r["n"], r["n_correct"], r["accuracy"])
             for r in build_report(con)["gold_accuracy"]}
-    assert gold[("all", "wag")] == pytest.approx((3, 2, 2 / 3))
-    assert gold[("Trend Analysis", "wag")] == pytest.approx((2, 1, 0.5))   # q1 right, q3 wrong
-    assert gold[("all", "base")] == pytest.approx((1, 0, 0.0))
+    assert gold[("all", "all", "wag")] == pytest.approx((3, 2, 2 / 3))
+    assert gold[("category", "Trend Analysis", "wag")] == pytest.approx((2, 1, 0.5))   # q1 right, q3 wrong
+    assert gold[("gold_kind", "mean", "wag")] == pytest.approx((2, 2, 1.0))            # q1, q2
+    assert gold[("all", "all", "base")] == pytest.approx((1, 0, 0.0))
 
 
 def test_views_are_queryable_by_an_analyst(tmp_path):

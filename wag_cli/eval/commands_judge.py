@@ -199,11 +199,12 @@ def report_cmd(
                           _fmt(r["top_agreement"], ".0%"))
             con_.print(s)
     if report["gold_accuracy"]:
-        g = Table(title="gold track: accuracy per condition and category")
-        for col in ("category", "condition", "n", "correct", "accuracy"):
+        g = Table(title="gold track: accuracy per condition (overall, by category, by gold kind)")
+        for col in ("breakdown", "level", "condition", "n", "correct", "accuracy"):
             g.add_column(col)
         for r in report["gold_accuracy"]:
-            g.add_row(r["category"], r["condition"], str(r["n"]), str(r["n_correct"]), _fmt(r["accuracy"], ".0%"))
+            g.add_row(r["dimension"], r["level"], r["condition"], str(r["n"]), str(r["n_correct"]),
+                      _fmt(r["accuracy"], ".0%"))
         con_.print(g)
     for name, rows in report["parser"].items():
         con_.print(f"parser scores stored in {name}: {len(rows)} rows (see --json or query the table)")

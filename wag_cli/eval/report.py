@@ -17,7 +17,8 @@ Per judge (never mixed: the rubric judge's section is labelled ``rubric``) and e
   agreement**: the share of (query, criterion) pairs whose forward and reversed rankings are identical
   (``exact``) or put the same condition(s) first (``top``).
 
-Besides the judges: gold-track accuracy per condition and category (``eval_gold_scores``), and any
+Besides the judges: gold-track accuracy per condition, overall and by category and gold kind
+(``eval_gold_scores``), and any
 parser-score table the store holds (a table whose name starts with ``eval_parse``), passed through.
 """
 
@@ -141,8 +142,9 @@ def build_report(con: duckdb.DuckDBPyConnection, judge: str | None = None) -> di
         })
     return {
         "judges": sections,
-        "gold_accuracy": _rows(con, "select condition, category, n, n_correct, accuracy from eval_report_gold_accuracy"
-                                    " order by category = 'all' desc, category, condition"),
+        "gold_accuracy": _rows(con, "select dimension, level, condition, n, n_correct, accuracy"
+                                    " from eval_report_gold_accuracy"
+                                    " order by dimension = 'all' desc, dimension, level, condition"),
         "parser": parser_tables(con),
     }
 

@@ -139,13 +139,23 @@ select judge, experiment, criterion,
 from eval_report_swap_pairs
 group by judge, experiment, criterion;
 
--- Gold track (§10): accuracy per condition and category ('all' = every category).
+-- Gold track (§10): accuracy per condition, overall ('all') and by query category and by gold kind
+-- (mean, count_days, max_day, min_day, spearman).
 create or replace view eval_report_gold_accuracy as
-select g.condition,
-       case when grouping(q.category) = 1 then 'all' else coalesce(q.category, '(none)') end as category,
-       count(*)                                                 as n,
-       count(*) filter (where g.correct)                        as n_correct,
-       avg(case when g.correct then 1.0 else 0.0 end)           as accuracy
-from eval_gold_scores as g
-inner join eval_queries as q using (query_id)
-group by grouping sets ((g.condition, q.category), (g.condition));
+with scored as (
+    select g.condition, g.correct, coalesce(q.category, '(none)') as category,
+           coalesce(q.gold_kind, '(none)') as gold_kind
+    from eval_gold_scores as g
+    inner join eval_queries as q using (query_id)
+),
+long as (
+    select 'all' as dimension, 'all' as level, condition, correct from scored
+    union all select 'category', category, condition, correct from scored
+    union all select 'gold_kind', gold_kind, condition, correct from scored
+)
+select dimension, level, condition,
+       count(*)                                        as n,
+       count(*) filter (where correct)                 as n_correct,
+       avg(case when correct then 1.0 else 0.0 end)    as accuracy
+from long
+group by dimension, level, condition;
