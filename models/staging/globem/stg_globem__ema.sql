@@ -6,10 +6,12 @@
     phq4_EMA (0-12), phq4_anxiety_EMA (0-6), phq4_depression_EMA (0-6), pss4_EMA (PSS-4, 0-16,
     higher = more stress), positive_affect_EMA, negative_affect_EMA (short PANAS sums). The two EMA
     variants interleave, so every row has some columns empty. raw_field = 'ema.' || column.
-  * dep_weekly.csv — INS-W_1 only has feel_anxious / feel_depressed (0-3 each, observed 0-3: the
-    single PHQ-4 items "nervous, anxious" / "down, depressed"). raw_field = 'dep_weekly.' || column.
-    (phq4, dep, BDI2 of dep_weekly / dep_endterm are not written: phq4 duplicates ema.phq4_EMA, the
-    others are end-of-study labels on other scales.)
+  * dep_weekly.csv — INS-W_1 has feel_anxious / feel_depressed (0-3 each: the single PHQ-4 items
+    "nervous, anxious" / "down, depressed"); every year has BDI2 (BDI-II, 0-63, on the end-of-study
+    row) and dep (the depression label, True/False). Each instrument keeps its own scale (issue 9
+    item 7): raw_field 'dep_weekly.' || column, items 0-3 as written (never doubled into the 0-6
+    sub-score range), BDI2 0-63 as written, dep as the text 'true'/'false' (a categorical, value
+    NULL). phq4 of later years duplicates ema.phq4_EMA and is not written; dep_endterm.csv is not read.
   * pre.csv — one row per participant, date = day of the pre-study survey. The Big-Five BFI-10
     scores BFI10_{extroversion,agreeableness,conscientiousness,neuroticism,openness}_PRE (2-10)
     become one text value, raw_field 'pre.BFI10', e.g.
@@ -32,7 +34,7 @@
 {%- set pre_glob = 'globem/*/SurveyData/pre.csv' -%}
 {%- set ema_items = ['phq4_EMA', 'phq4_anxiety_EMA', 'phq4_depression_EMA', 'pss4_EMA',
                      'positive_affect_EMA', 'negative_affect_EMA'] -%}
-{%- set weekly_items = ['feel_anxious', 'feel_depressed'] -%}
+{%- set weekly_items = ['feel_anxious', 'feel_depressed', 'BDI2'] -%}
 {%- set traits = ['extroversion', 'agreeableness', 'conscientiousness', 'neuroticism', 'openness'] -%}
 {%- set has_ema = wag_files_exist(ema_glob) -%}
 {%- set has_weekly = wag_files_exist(weekly_glob) -%}
@@ -129,6 +131,19 @@ select
     string_agg(distinct value_text, '; ' order by value_text) as value_text
 from bfi
 group by trim(pid), trim("date")
+{%- endif %}
+{%- if has_weekly %}
+union all
+select
+    'globem' as dataset,
+    'globem:' || trim(pid) as subject_id,
+    {{ wag_parse_date('"date"') }} as day,
+    'dep_weekly.dep' as raw_field,
+    cast(null as double) as value,
+    cast(any_value({{ wag_parse_flag('dep') }}) as varchar) as value_text
+from {{ wag_read_csv(weekly_glob, csv_opts) }}
+where {{ wag_parse_flag('dep') }} is not null and {{ wag_parse_date('"date"') }} is not null
+group by trim(pid), {{ wag_parse_date('"date"') }}
 {%- endif %}
 {%- else %}
 {{ wag_empty_raw() }}
