@@ -196,6 +196,9 @@ def test_weight_figures_from_stored_stages(tmp_path, weights_db):
     with duckdb.connect(str(weights_db), read_only=True) as wh:
         assert default_primary(wh, None) == ("s2", "x")
         assert default_primary(wh, "s1") == ("s1", "x")
+        assert default_primary(wh, None, "z") == ("s1", "z")
+        with pytest.raises(UsageError, match="primary node 'w'"):
+            default_primary(wh, "s1", "w")
         shift = stage_shift_figure(wh, "s2", "x", tmp_path / "f")
         dist = stage_distribution_figure(wh, None, tmp_path / "f")
         with pytest.raises(UsageError):

@@ -275,10 +275,8 @@ def figures_cmd(
     with _errors():
         folder = _out_dir(out, "report")
         with warehouse() as wh:
-            if node is None:
-                subject, node = default_primary(wh, subject)
-            elif subject is None:
-                subject, _ = default_primary(wh, None)
+            if node is None or subject is None:
+                subject, node = default_primary(wh, subject, node)
             paths = [stage_shift_figure(wh, subject, node, folder), stage_distribution_figure(wh, subject, folder)]
     for p in paths:
         cli.console.print(f"figure: {p}")

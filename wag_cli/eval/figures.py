@@ -123,15 +123,20 @@ def _breakdown(section: dict, exp: str, data: dict, path: Path) -> Path:
 # --------------------------------------------------------------------------- HBM weight figures
 
 
-def default_primary(wh: duckdb.DuckDBPyConnection, subject: str | None) -> tuple[str, str]:
-    """The (subject, node) shown by default: most neighbours with individual evidence (SQL rule).
+def default_primary(wh: duckdb.DuckDBPyConnection, subject: str | None, node: str | None = None) -> tuple[str, str]:
+    """The (subject, node) shown by default, within the given subject and/or node: the pair with the
+    most neighbours weighted by individual evidence (SQL rule in ``report_stage_default.sql``).
 
-    Raises :class:`UsageError` when the subject has no rows in ``edge_weights``.
+    Raises :class:`UsageError` when ``edge_weights`` has no such rows.
     """
-    row = wh.execute(_sql("report_stage_default.sql"), {"subject": subject}).fetchone()
+    row = wh.execute(_sql("report_stage_default.sql"), {"subject": subject, "node": node}).fetchone()
     if row is None:
-        raise UsageError(f"no edge weights for subject {subject!r} (`wag subjects` lists the subjects)"
-                         if subject else "edge_weights is empty; run `wag build` first")
+        if subject or node:
+            what = " and ".join(x for x in (f"subject {subject!r}" if subject else "",
+                                            f"primary node {node!r}" if node else "") if x)
+            raise UsageError(f"no edge weights for {what} (`wag subjects` lists the subjects, "
+                             "`wag graph` the nodes)")
+        raise UsageError("edge_weights is empty; run `wag build` first")
     return row[0], row[1]
 
 
