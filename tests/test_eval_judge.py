@@ -300,3 +300,25 @@ def test_judge_cli_rubric_and_model(tmp_path, tiny_warehouse, stub_openai, monke
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert (out["judge"], out["valid_passes"], out["invalid_passes"]) == ("model:stub-judge", 0, 2)
+
+
+def test_model_judge_counts_a_refused_request_invalid_but_stops_when_the_server_is_down(tmp_path, stub_openai,
+                                                                                        monkeypatch):
+    from stub_openai import reply_error
+
+    from wag_cli.llm import LLMUnavailable
+
+    con = _three_answers(tmp_path)
+    client = _client(stub_openai, monkeypatch)
+    # HTTP 400 for each structured-output format the client tries, in both passes
+    stub_openai.queue(*[reply_error(400, "context length exceeded")] * 6)
+    stats = J.judge_model(con, client, ["main"], seed=1)
+    assert stats["invalid_passes"] == 2
+    note = con.execute("select any_value(note) from eval_judgements where not valid").fetchone()[0]
+    assert "HTTP 400" in note
+    client_down = _client(stub_openai, monkeypatch)
+    stub_openai.stop()
+    with pytest.raises(LLMUnavailable):
+        J.judge_model(con, client_down, ["main"], seed=1, redo=True)
+    # the interrupted --redo left the stored rankings of that query in place
+    assert con.execute("select count(*) from eval_judgements").fetchone()[0] == 2 * 3 * len(J.CRITERIA)

@@ -164,6 +164,19 @@ def clear_groups(con: duckdb.DuckDBPyConnection, judge: str, groups: list[QueryG
                                               "query_ids": sorted({g.query_id for g in groups})})
 
 
+def replace_group(con: duckdb.DuckDBPyConnection, judge: str, group: QueryGroup, rows: list[tuple]) -> None:
+    """Replace ``judge``'s stored rows of one (query, experiment) by ``rows``, in one transaction (a
+    ``--redo`` interrupted half-way keeps the old rankings of the groups it had not reached)."""
+    con.execute("begin transaction")
+    try:
+        clear_groups(con, judge, [group])
+        store_rows(con, rows)
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
+
+
 def store_rows(con: duckdb.DuckDBPyConnection, rows: list[tuple]) -> None:
     """Insert ``(query_id, experiment, judge, pass, criterion, condition, rank, score, valid, note)`` rows."""
     if rows:
@@ -239,10 +252,11 @@ def ask_ranking(client, question: str, texts: list[str]) -> tuple[dict | None, s
     """Ask the model judge to rank ``texts`` (shown in this order as A, B, ...).
 
     Returns ``(reply, None, attempts)`` for a valid reply, ``(None, reason, attempts)`` when every
-    attempt failed (``client.retries + 1`` attempts; each re-ask states the previous reason). Raises
-    :class:`wag_cli.llm.LLMUnavailable` when the server cannot be used at all.
+    attempt failed (``client.retries + 1`` attempts; each re-ask states the previous reason) or the
+    server refused the request (HTTP 400). Raises :class:`wag_cli.llm.LLMUnavailable` when the server
+    cannot be used at all (unreachable, timeout, refused key).
     """
-    from ..llm import LLMReplyError
+    from ..llm import LLMReplyError, LLMUnavailable
 
     labels = labels_for(len(texts))
     data = {
@@ -263,6 +277,13 @@ def ask_ranking(client, question: str, texts: list[str]) -> tuple[dict | None, s
         except LLMReplyError as exc:
             reason = str(exc)[:200]
             continue
+        except LLMUnavailable as exc:
+            # the server refused this request (HTTP 400, e.g. a prompt longer than its context): the
+            # same request would be refused again, so this pass is invalid; any other failure
+            # (unreachable, timeout, auth) stops the run instead of marking every query invalid
+            if "HTTP 400" not in str(exc):
+                raise
+            return None, str(exc)[:200], attempt
         reason = check_reply(reply, labels)
         if reason is None:
             return reply, None, attempt
@@ -304,8 +325,6 @@ def judge_model(con: duckdb.DuckDBPyConnection, client, experiments: list[str], 
     """
     judge = f"model:{client.chat_model}"
     groups = load_groups(con, experiments, judge, redo)
-    if redo:
-        clear_groups(con, judge, groups)
     todo = [g for g in groups if len(g.answers) >= 2]
     stats = {"judge": judge, "groups": len(todo), "passes": 0, "valid_passes": 0, "invalid_passes": 0,
              "skipped": len(groups) - len(todo)}
@@ -318,7 +337,7 @@ def judge_model(con: duckdb.DuckDBPyConnection, client, experiments: list[str], 
             rows += pass_rows(g, judge, pass_name, order, reply, reason)
             stats["passes"] += 1
             stats["valid_passes" if reply is not None else "invalid_passes"] += 1
-        store_rows(con, rows)
+        replace_group(con, judge, g, rows)
         if on_progress:
             on_progress(done, len(todo))
     stats["http_calls"] = getattr(client, "http_calls", None)

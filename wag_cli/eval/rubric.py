@@ -77,7 +77,7 @@ from datetime import date
 import duckdb
 from scipy.stats import rankdata
 
-from .judge import CRITERIA, ProgressFn, QueryGroup, _sql, clear_groups, context_nodes, load_groups, store_rows
+from .judge import CRITERIA, ProgressFn, QueryGroup, _sql, context_nodes, load_groups, replace_group
 
 JUDGE = "rubric"
 PASS = "rubric"
@@ -343,8 +343,6 @@ def judge_rubric(con: duckdb.DuckDBPyConnection, wh: duckdb.DuckDBPyConnection, 
     by one (resumable). Returns ``{"judge": "rubric", "groups": n, "answers": n}``.
     """
     groups = load_groups(con, experiments, JUDGE, redo)
-    if redo:
-        clear_groups(con, JUDGE, groups)
     n_answers = 0
     for done, g in enumerate(groups, start=1):
         scored = {}
@@ -354,7 +352,7 @@ def judge_rubric(con: duckdb.DuckDBPyConnection, wh: duckdb.DuckDBPyConnection, 
             allowed = set(g.metrics) | set(given[a.condition])
             scored[a.condition] = score_answer(a.text or "", g, given[a.condition], facts.restricted(allowed))
             n_answers += 1
-        store_rows(con, group_rows(g, scored))
+        replace_group(con, JUDGE, g, group_rows(g, scored))
         if on_progress:
             on_progress(done, len(groups))
     return {"judge": JUDGE, "groups": len(groups), "answers": n_answers}
