@@ -22,7 +22,8 @@ Two judges, never mixed in a report:
     ``jsonschema``) and rank each criterion as a permutation of the letters; otherwise it is re-asked
     (``WAG_LLM_RETRIES`` + 1 attempts in all, each re-ask stating what was wrong). A pass still
     invalid is stored with ``valid = false`` and ``rank = NULL`` for every criterion and condition,
-    with the reason in ``note``.
+    with the reason in ``note``. A request the server refuses (HTTP 400, e.g. longer than its
+    context) is an invalid pass too; an unreachable server stops the run (what was judged stays).
 
 Queries already ranked by a judge are skipped (a run can be interrupted and resumed); ``redo``
 judges them again.
