@@ -78,6 +78,7 @@ def test_ties_for_first_split_the_win(tmp_path):
     # q1: w_local and w_final tie for first (1/2 each); q2: w_global wins
     assert exp_l["win_rate"] == pytest.approx({"w_global": 0.5, "w_local": 0.25, "w_final": 0.25})
     assert exp_l["friedman"]["n"] == 2
+    assert exp_l["conditions"] == ["w_global", "w_local", "w_final"]      # the experiment's order, not by name
 
 
 def test_breakdown_by_dataset_category_window_and_level(tmp_path):

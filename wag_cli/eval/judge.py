@@ -45,6 +45,9 @@ from ..errors import UsageError
 CRITERIA = ("Insightfulness", "Relevance", "Groundedness", "Personalization", "Clarity", "Safety", "Overall")
 RANKED_CRITERIA = tuple(c for c in CRITERIA if c != "Safety")
 EXPERIMENTS = ("main", "exp_g", "exp_l")
+# display order of each experiment's conditions (DESIGN.md §6-§8); others follow by name
+CONDITION_ORDER = {"main": ("base", "rag", "wag"), "exp_g": ("w_prior", "w_pop", "w_ind", "w_global"),
+                   "exp_l": ("w_global", "w_local", "w_final")}
 
 CRITERION_DEFINITIONS = {
     "Insightfulness": "goes beyond restating values: relates metrics, explains patterns, finds what matters",

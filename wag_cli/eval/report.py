@@ -31,7 +31,7 @@ import duckdb
 from scipy.stats import friedmanchisquare
 
 from ..errors import UsageError
-from .judge import CRITERIA, EXPERIMENTS
+from .judge import CONDITION_ORDER, CRITERIA, EXPERIMENTS
 
 
 def _sql(name: str) -> str:
@@ -117,10 +117,12 @@ def build_report(con: duckdb.DuckDBPyConnection, judge: str | None = None) -> di
             for r in mean_rank:
                 table.setdefault(r["condition"], {})[r["criterion"]] = _num(r["mean_rank"])
             conds, qids, matrix = overall_matrix(con, j, exp)
+            order = CONDITION_ORDER.get(exp, ())
+            shown = sorted(table, key=lambda c: (order.index(c) if c in order else len(order), c))
             experiments[exp] = {
-                "conditions": sorted(table),
+                "conditions": shown,
                 "n_queries": max((r["n_queries"] for r in mean_rank if r["criterion"] == "Overall"), default=0),
-                "mean_rank": {c: {k: table[c].get(k) for k in CRITERIA} for c in sorted(table)},
+                "mean_rank": {c: {k: table[c].get(k) for k in CRITERIA} for c in shown},
                 "win_rate": {r["condition"]: _num(r["win_rate"]) for r in _rows(
                     con, "select condition, win_rate from eval_report_win_rate"
                          " where judge = $judge and experiment = $experiment order by condition", p)},
