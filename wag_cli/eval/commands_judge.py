@@ -231,8 +231,9 @@ def alpha_cmd(
     with _errors(as_json):
         compiled = None
         if grid:
+            g = parse_grid(grid)
             cli.err_console.print("compiling eval_alpha_grid for that grid with dbt ...")
-            compiled = compile_grid(parse_grid(grid))
+            compiled = compile_grid(g)
         with warehouse() as wh:
             data = load_grid(wh, compiled_sql=compiled)
         if len(data["grid_param"]) == 0:
