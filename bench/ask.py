@@ -4,7 +4,7 @@ Usage:  python bench/ask.py [--db wag.duckdb] [--runs 15]
 The warehouse must be built from the real excerpts first, e.g.
     WAG_DATA_DIR=../shared/data WAG_DB=/tmp/wag_bench.duckdb wag build
     python bench/ask.py --db /tmp/wag_bench.duckdb
-Targets (issue 4): retrieval query < 50 ms, whole offline `wag ask` < 1.5 s on a 2-core machine.
+Targets (issues 4, 8): retrieval query (global weights as of the reference day) < 50 ms, whole offline `wag ask` < 1.5 s on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -34,10 +34,12 @@ def main() -> None:
 
     # 1. the retrieval query alone: wag_retrieve + the node data query, in one warm connection
     from wag_cli.retrieve import _sql
+    from wag_cli.settings import RetrievalSettings
 
     con = duckdb.connect(str(db), read_only=True)
     params = {"subject": SUBJECT, "metrics": ["mental_fatigue", "total_sleep_duration"],
-              "ref_day": date.fromisoformat(AS_OF), "window_days": 7, "eta": 0.85}
+              "ref_day": date.fromisoformat(AS_OF), "window_days": 7, "eta": 0.85,
+              **RetrievalSettings.from_project().macro_params()}
     retrieve_sql = _sql("retrieve.sql")
     con.execute(retrieve_sql, params).fetchall()  # warm-up
     t_macro = []
