@@ -21,7 +21,7 @@
 {%- if wag_files_exist(file_glob) %}
 with raw as (
     select
-        trim(pid) as pid,
+        {{ globem_subject_key('filename', 'pid') }} as pid,
         cast(strptime(trim("date"), '%Y-%m-%d') as date) as day,
         {%- for f in features %}
         "{{ column_prefix }}{{ f }}:allday" as "{{ f }}"{{ "," if not loop.last or derived }}
@@ -54,4 +54,28 @@ group by pid, day, feature
 {%- else %}
 {{ wag_empty_raw() }}
 {%- endif %}
+{%- endmacro %}
+
+
+{% macro globem_subject_key(filename_col='filename', pid_col='pid') -%}
+  {#- The participant key of a GLOBEM row, '<study>/<pid>' (issue 9 item 7): a pid is only unique
+      within its study folder, so subjects are keyed by study and pid, e.g. 'INS-W_1/INS-W_045'
+      (subject_id 'globem:INS-W_1/INS-W_045'). The study is the folder under globem/, with the
+      GitHub sample names 'INS-W-sample_<n>' read as the PhysioNet names 'INS-W_<n>'. An optional
+      mapping file globem/subject_map.csv (columns study, pid, subject) documents rows that are the
+      same person: those get the mapped key `subject` instead (e.g. one key for two study years). -#}
+  {%- set study -%}
+    regexp_replace(regexp_extract(replace({{ filename_col }}, '\', '/'), '/globem/([^/]+)/[^/]+/[^/]+$', 1), '^INS-W-sample_', 'INS-W_')
+  {%- endset -%}
+  {%- if wag_files_exist('globem/subject_map.csv') -%}
+    coalesce(
+        -- the map's columns are renamed so that filename and pid below bind to the outer row
+        (select any_value(m.map_subject)
+         from (select trim(study) as map_study, trim(pid) as map_pid, trim(subject) as map_subject
+               from {{ wag_read_csv('globem/subject_map.csv', "all_varchar = true", required=['study', 'pid', 'subject']) }}) as m
+         where m.map_study = {{ study }} and m.map_pid = trim({{ pid_col }})),
+        {{ study }} || '/' || trim({{ pid_col }}))
+  {%- else -%}
+    ({{ study }} || '/' || trim({{ pid_col }}))
+  {%- endif -%}
 {%- endmacro %}

@@ -138,7 +138,7 @@ def test_parse_json(wh):
 def test_subjects_sql_graph(wh):
     res = run("subjects", "--json")
     ids = {s["subject_id"] for s in json.loads(res.output)["subjects"]}
-    assert {"pmdata:p01", "pmdata:p03", "globem:INS-W_045", "ifh_affect:par_1"} <= ids
+    assert {"pmdata:p01", "pmdata:p03", "globem:INS-W_1/INS-W_045", "ifh_affect:par_1"} <= ids
     res = run("sql", "select count(*) as n from metric_values where subject_id = 'pmdata:p01'", "--json")
     assert res.exit_code == 0 and json.loads(res.output)[0]["n"] > 1000
     res = run("graph", "show", "deep_sleep_duration", "--subject", "pmdata:p01", "--json")

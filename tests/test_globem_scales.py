@@ -34,3 +34,34 @@ def test_dep_weekly_instruments_keep_their_scales(tmp_path):
     assert mapped[("anxiety", "2018-04-04")] == 3.0 and mapped[("anxiety", "2018-04-11")] == 2.0
     assert mapped[("depression", "2018-04-04")] == 1.0
     assert max(mapped.values()) <= 3.0       # nothing rescaled, and BDI-II (0-63) is not put into a 0-6 metric
+
+
+def _ema_subjects(tmp_path, mapping: str | None) -> dict[str, list[str]]:
+    for study, day in (("INS-W_1", "2018-04-04"), ("INS-W-sample_2", "2019-04-10")):
+        survey = tmp_path / "data" / "globem" / study / "SurveyData"
+        survey.mkdir(parents=True, exist_ok=True)
+        (survey / "ema.csv").write_text(f"pid,date,negative_affect_EMA\nINS-W_500,{day},7.0\n")
+    if mapping is not None:
+        (tmp_path / "data" / "globem" / "subject_map.csv").write_text(mapping)
+    db = tmp_path / "wag.duckdb"
+    res = run_dbt(["build", "--select", "stg_globem__ema"], db=db, data_dir=tmp_path / "data", target=tmp_path / "target")
+    assert res.success, res.exception
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute("select subject_id, day from stg_globem__ema order by day").fetchall()
+    finally:
+        con.close()
+    out: dict[str, list[str]] = {}
+    for s, d in rows:
+        out.setdefault(s, []).append(str(d))
+    return out
+
+
+def test_same_pid_in_two_studies_is_two_subjects(tmp_path):
+    assert _ema_subjects(tmp_path, None) == {"globem:INS-W_1/INS-W_500": ["2018-04-04"],
+                                             "globem:INS-W_2/INS-W_500": ["2019-04-10"]}
+
+
+def test_mapping_file_joins_the_same_person(tmp_path):
+    mapping = "study,pid,subject\nINS-W_1,INS-W_500,person_17\nINS-W_2,INS-W_500,person_17\n"
+    assert _ema_subjects(tmp_path, mapping) == {"globem:person_17": ["2018-04-04", "2019-04-10"]}

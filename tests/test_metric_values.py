@@ -35,7 +35,8 @@ def test_every_dataset_and_subject_of_the_excerpts(mv, shared_data):
                         usecols=["id"])
     expected |= {f"lifesnaps:{i}" for i in daily["id"].unique()}
     for f in (shared_data / "globem").glob("*/FeatureData/sleep.csv"):
-        expected |= {f"globem:{p}" for p in pd.read_csv(f, usecols=["pid"])["pid"].unique()}
+        study = f.parts[-3].replace("INS-W-sample_", "INS-W_")      # subjects keyed by study and pid
+        expected |= {f"globem:{study}/{p}" for p in pd.read_csv(f, usecols=["pid"])["pid"].unique()}
     assert len(expected) == 4 + 3 + 5 + 6
     # par_21's only record is one Oura activity day with 21 minutes of wear (rest 0 + inactive 11 +
     # low 10): a non-wear day (DESIGN.md §2, min_wear_hours 10), so the subject has no data
@@ -119,7 +120,7 @@ def test_globem_sleep_duration_lands_on_the_wake_up_day(mv, shared_data):
     df = pd.read_csv(shared_data / "globem/INS-W-sample_1/FeatureData/sleep.csv", usecols=["pid", "date", col])
     row = df[(df.pid == "INS-W_045") & df[col].notna() & (df[col] > 0)].iloc[5]
     night_start = date.fromisoformat(row["date"])
-    assert value(mv, "globem:INS-W_045", "total_sleep_duration", night_start + timedelta(days=1)) == row[col]
+    assert value(mv, "globem:INS-W_1/INS-W_045", "total_sleep_duration", night_start + timedelta(days=1)) == row[col]
 
 
 def test_lifesnaps_sleep_duration_is_minutes(mv, shared_data):

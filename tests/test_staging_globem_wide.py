@@ -83,7 +83,13 @@ def _one(db: Path, model: str, subject_id: str, day: str, raw_field: str):
 
 
 def _globem_csv(shared: Path, name: str) -> pd.DataFrame:
-    frames = [pd.read_csv(p, low_memory=False) for p in sorted((shared / "globem").glob(f"*/{name}"))]
+    frames = []
+    for p in sorted((shared / "globem").glob(f"*/{name}")):
+        frame = pd.read_csv(p, low_memory=False)
+        # subjects are keyed by study and pid (issue 9 item 7); sample folders name the PhysioNet study
+        study = p.relative_to(shared / "globem").parts[0].replace("INS-W-sample_", "INS-W_")
+        frame["pid"] = study + "/" + frame["pid"].astype(str).str.strip()
+        frames.append(frame)
     assert frames, f"no globem/*/{name} under {shared}"
     df = pd.concat(frames, ignore_index=True)
     df["date"] = pd.to_datetime(df["date"])

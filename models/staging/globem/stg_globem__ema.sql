@@ -46,7 +46,7 @@ ema as (
     select 'ema.' || item as raw_field, pid, "date", raw_value
     from (
         unpivot (
-            select * exclude (filename)
+            select * exclude (filename, pid), {{ globem_subject_key('filename', 'pid') }} as pid
             from {{ wag_read_csv(ema_glob, csv_opts) }}
         )
         on columns(* exclude (pid, "date"))
@@ -60,7 +60,7 @@ weekly as (
     select 'dep_weekly.' || item as raw_field, pid, "date", raw_value
     from (
         unpivot (
-            select * exclude (filename)
+            select * exclude (filename, pid), {{ globem_subject_key('filename', 'pid') }} as pid
             from {{ wag_read_csv(weekly_glob, csv_opts) }}
         )
         on columns(* exclude (pid, "date"))
@@ -78,7 +78,7 @@ bfi_items as (
         try_cast(trim(raw_value) as double) as score
     from (
         unpivot (
-            select * exclude (filename)
+            select * exclude (filename, pid), {{ globem_subject_key('filename', 'pid') }} as pid
             from {{ wag_read_csv(pre_glob, csv_opts) }}
         )
         on columns(* exclude (pid, "date"))
@@ -136,14 +136,14 @@ group by trim(pid), trim("date")
 union all
 select
     'globem' as dataset,
-    'globem:' || trim(pid) as subject_id,
+    'globem:' || {{ globem_subject_key('filename', 'pid') }} as subject_id,
     {{ wag_parse_date('"date"') }} as day,
     'dep_weekly.dep' as raw_field,
     cast(null as double) as value,
     cast(any_value({{ wag_parse_flag('dep') }}) as varchar) as value_text
 from {{ wag_read_csv(weekly_glob, csv_opts) }}
 where {{ wag_parse_flag('dep') }} is not null and {{ wag_parse_date('"date"') }} is not null
-group by trim(pid), {{ wag_parse_date('"date"') }}
+group by {{ globem_subject_key('filename', 'pid') }}, {{ wag_parse_date('"date"') }}
 {%- endif %}
 {%- else %}
 {{ wag_empty_raw() }}

@@ -29,8 +29,8 @@
 
   Duplicates: (pid, date) is unique per study file; should the same pid and date occur twice
   (two study folders), the values are averaged (not observed).
-  subject_id = 'globem:' || pid. The same pid in two study years (GLOBEM's returning participants)
-  is one subject whose days span both years.
+  subject_id = 'globem:<study>/<pid>' (macro globem_subject_key: a pid is unique only within its
+  study; globem/subject_map.csv may say two are the same person).
 -#}
 {{ config(materialized='table') }}
 {#- Wide RAPIDS CSVs: fixing the dialect skips DuckDB's sniffer (~10x faster on 1000-column files);
@@ -52,7 +52,7 @@
 {%- if wag_files_exist(sleep_glob) %}
 with raw as (
     select
-        trim(pid) as pid,
+        {{ globem_subject_key('filename', 'pid') }} as pid,
         cast(strptime(trim("date"), '%Y-%m-%d') as date) as row_date,
         try_cast("{{ prefix }}countepisodemain:allday" as double) as n_main_sleeps,
         {%- for f in features %}
