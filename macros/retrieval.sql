@@ -158,10 +158,10 @@ asof_x as (
 ),
 asof_directed as (
     select e.node_a as node_x, e.node_b as node_y, e.w_prior
-    from edges as e where e.node_a in (select node_x from asof_x)
+    from edges as e inner join asof_x as x on x.node_x = e.node_a
     union all
     select e.node_b as node_x, e.node_a as node_y, e.w_prior
-    from edges as e where e.node_b in (select node_x from asof_x)
+    from edges as e inner join asof_x as x on x.node_x = e.node_b
 ),
 asof_subject_values as (
     select metric_id, day, value
@@ -194,13 +194,18 @@ asof_pop_full as (
         ref_day >= (select max(last_day) from subject_summary where dataset = (select dataset from asof_subject))
         and min_samples = {{ var('min_samples') }} and min_pop_subjects = {{ var('min_pop_subjects') }} as is_full
 ),
+asof_needed as (
+    select node_x as metric_id from asof_x
+    union
+    select node_y as metric_id from asof_candidates
+),
 asof_pop_values as (
     select v.subject_id, v.metric_id, v.day, v.value
     from metric_values as v
+    inner join asof_needed as m on m.metric_id = v.metric_id
     where v.dataset = (select dataset from asof_subject)
       and not (select is_full from asof_pop_full)
       and v.day <= ref_day and v.value is not null
-      and (v.metric_id in (select node_x from asof_x) or v.metric_id in (select node_y from asof_candidates))
 ),
 asof_pairs_pop as (
     select c.node_x, c.node_y, a.subject_id, a.value as value_x, b.value as value_y
