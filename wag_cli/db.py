@@ -5,7 +5,8 @@ Every command except ``build``/``demo`` opens it read-only, with DuckDB's own gu
 ``COPY … TO``, ``ATTACH``, ``INSTALL`` or ``read_csv`` of other paths; ``lock_configuration = true``:
 no ``SET``/``PRAGMA`` can lift that). The warehouse's tables and table macros work as usual.
 
-DuckDB allows one writer per file and a running ``dbt build`` holds the lock. A reader that finds
+DuckDB allows one writer per file; a ``dbt build`` run by hand (or any other writer) holds the lock,
+while ``wag build`` writes into a staging file (:mod:`wag_cli.build`) and never blocks readers. A reader that finds
 the file locked retries for ``WAG_LOCK_WAIT`` seconds (default 10; 0 = fail at once) with a spinner
 on stderr, then raises :class:`DatabaseError` naming the process (PID) that holds the lock.
 """
