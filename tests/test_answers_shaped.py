@@ -269,21 +269,24 @@ def test_json_is_backward_compatible_and_carries_the_analysis(wh):
 
 
 def test_model_gets_the_same_analysis_and_filtered_guidance(wh):
-    from wag_cli.answer import model_answer
+    from wag_cli.answer import DISCLAIMER, model_answer
 
     class Recorder:
         chat_model = "recorder"
 
-        def chat_text(self, system, instruction, data):
-            self.data = data
+        def chat_text(self, system, instruction, data, data_format="json"):
+            self.data, self.data_format = data, data_format
             return "ok"
 
     res = answer_question("How stressed have I been this month?", "lifesnaps:621e346f67b776a24081744f", offline=True)
     rec = Recorder()
-    assert model_answer(res.question, res.subgraph, rec, res.analysis).text == "ok"
-    assert rec.data["analysis"] == res.analysis
-    (node,) = [n for n in rec.data["subgraph"]["nodes"] if n["metric_id"] == "mental_stress"]
-    assert "PMSys" not in node["normal_range"]
+    ans = model_answer(res.question, res.subgraph, rec, res.analysis)
+    assert ans.text.startswith("ok") and ans.text.endswith(DISCLAIMER) and ans.source == "model:recorder"
+    # the compact text block (issue 11) carries the same analysis and the filtered guidance
+    assert rec.data_format == "text" and f"- intent: {res.analysis['intent']}" in rec.data.splitlines()
+    assert f"period: {res.analysis['period']['start']} to {res.analysis['period']['end']}" in rec.data
+    (line,) = [ln for ln in rec.data.splitlines() if ln.startswith("mental_stress: ") and "Range" in ln]
+    assert "PMSys" not in line.split("Range: ", 1)[1]     # the guidance, not the description
 
 
 # --------------------------------------------------------------------------- paraphrases

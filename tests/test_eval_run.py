@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 from wag_cli import prompts
 from wag_cli.cli import app
 from wag_cli.eval.run import EXPERIMENTS
+from wag_cli.answer import DISCLAIMER
 from wag_cli.llm import build_messages
 
 N_CONDITIONS = sum(len(c) for c in EXPERIMENTS.values())
-EXTRA_KEYS = ("edges", "ranked_by", "retrieval", "parse")
 
 
 @pytest.fixture
@@ -64,11 +64,12 @@ def test_run_stores_every_condition_and_skips_stored(env):
                 if method != "wag":
                     assert ctx["edges"] == [] and all(n["role"] == "primary" for n in ctx["nodes"])
                 assert len(ctx["edges"]) == sum(n["role"] == "neighbour" for n in ctx["nodes"])
-                # prompt size: ceil(chars / 4) of the exact messages of the answer step
-                sg_json = {k: v for k, v in ctx.items() if k not in EXTRA_KEYS}
+                # prompt size: the compact, budgeted prompt of the answer step (wag_cli.context), whose
+                # fixed part is the method's instructions in the build_messages frame
                 system, instruction = prompts.answer_prompt(method)
-                msgs = build_messages(system, instruction, {"question": r.question, "subgraph": sg_json})
-                assert r.prompt_tokens == math.ceil(sum(len(m["content"]) for m in msgs) / 4)
+                fixed = math.ceil(sum(len(m["content"]) for m in build_messages(
+                    system, instruction, "", data_format="text")) / 4)
+                assert fixed < r.prompt_tokens <= 4096 - 640
 
 
 def test_interrupted_run_keeps_stored_answers(env):
@@ -118,7 +119,8 @@ def test_model_conditions_use_the_model_and_report_usage(env, stub_openai, monke
     con.close()
     assert [r[0] for r in rows] == ["base", "rag", "wag"]
     for cond, answer, source, context in rows:
-        assert answer == "Your numbers look steady this week." and source.startswith("model:")
+        # the reply, then the same "not a diagnosis" line as offline answers (issue 11 item 5)
+        assert answer == "Your numbers look steady this week.\n\n" + DISCLAIMER and source.startswith("model:")
         assert "fallback_reason" in json.loads(context)["parse"]
     # every condition got the same frame: the answer prompt of its method, the question, the subgraph
     chats = [b for b in stub_openai.bodies() if "response_format" not in b]

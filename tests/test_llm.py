@@ -302,10 +302,10 @@ def test_invalid_schema_is_a_programming_error(client, stub_openai):
 def test_prompts_shape():
     for method in prompts.METHODS:
         system, instruction = prompts.answer_prompt(method)
-        assert system and '"question"' in instruction and "no data" in instruction
+        assert system and '"question:"' in instruction and "no data" in instruction
     assert "neighbour" in prompts.answer_prompt("wag")[1]
     assert "neighbour" not in prompts.answer_prompt("rag")[1]
-    assert "normal_range" not in prompts.answer_prompt("base")[1]
+    assert '"knowledge" lines' not in prompts.answer_prompt("base")[1] and '"knowledge" lines' in prompts.answer_prompt("rag")[1]
     with pytest.raises(ValueError):
         prompts.answer_prompt("magic")
     schema = prompts.parse_schema(["steps_taken"])

@@ -27,8 +27,9 @@ person's level before the window, the related metrics and the catalog's guidance
 of the guidance that fit the instrument of the subject's dataset (:func:`guidance_for`). Sleep leads
 with actual sleep; time in bed is named as such.
 
-With a model: the method's prompt (``prompts.answer_prompt``), the question, the subgraph (with the
-same guidance filtering) and the analysis as fenced JSON data, through :class:`wag_cli.llm.LLMClient`.
+With a model: the method's prompt (``prompts.answer_prompt``) and, as the fenced data block, the
+compact tables of :mod:`wag_cli.context` (question, period, analysis, metrics with the same guidance
+filtering, edges, daily or weekly rows) within a token budget, through :class:`wag_cli.llm.LLMClient`.
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ class Answer:
     text: str
     source: str
     note: str | None = None
+    prompt_tokens: int | None = None   # estimated size of the model prompt (wag_cli.context)
+    trimmed: list[str] | None = None   # what the prompt left out to fit its budget
+    cached: bool = False               # the model reply came from the reply cache
 
 
 @lru_cache(maxsize=1)
@@ -471,35 +475,56 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
     return Answer(text="\n".join(lines), source="offline")
 
 
-def model_data(question: str, sg: Subgraph, analysis: dict | None = None) -> dict:
-    """The data block of the answer prompt: question, subgraph (guidance filtered to the subject's
-    instruments by :func:`guidance_for`, as offline) and the analysis (module docstring)."""
-    sub = sg.to_json(include_knowledge=sg.method != "base")
-    for node in sub.get("nodes", []):
-        for key in ("normal_range", "recommendations"):
-            if key in node:
-                node[key] = guidance_for(node[key], node.get("measurement"))
-    data = {"question": question, "subgraph": sub}
-    if analysis:
-        data["analysis"] = analysis
-    return data
+def model_data(question: str, sg: Subgraph, analysis: dict | None = None, *, budget: int | None = None,
+               cap: int | None = None):
+    """The answer prompt of ``sg`` as :class:`wag_cli.context.Context` (compact tables within
+    ``budget`` tokens, default :data:`wag_cli.context.DEFAULT_BUDGET`, and within ``cap``): the
+    question, the period, the analysis (module docstring), the metrics with the guidance filtered to
+    the subject's instruments (:func:`guidance_for`, as offline), edges for WAG, daily/weekly rows."""
+    from .context import DEFAULT_BUDGET, answer_context
+
+    return answer_context(question, sg, analysis, budget=budget or DEFAULT_BUDGET, cap=cap)
 
 
-def model_answer(question: str, sg: Subgraph, client, analysis: dict | None = None) -> Answer:
-    """Answer with a language model: the method's prompt, the question, subgraph and analysis as
-    fenced data (:func:`model_data`).
+def model_answer(question: str, sg: Subgraph, client, analysis: dict | None = None, *, budget: int | None = None,
+                 full: Subgraph | None = None) -> Answer:
+    """Answer with a language model: the method's prompt and the compact data block of
+    :func:`model_data` (DESIGN.md §10 prompts).
 
-    ``client`` is a :class:`wag_cli.llm.LLMClient`. Any failure falls back to :func:`offline_answer`
-    with a note saying why.
+    ``client`` is a :class:`wag_cli.llm.LLMClient`. ``full`` (FullContext, from
+    :func:`wag_cli.context.full_context`) caps a WAG prompt at FullContext's size. The answer ends
+    with :data:`DISCLAIMER`, as offline answers do; ``prompt_tokens``/``trimmed`` describe the prompt
+    and ``cached`` says whether the reply came from the reply cache. Any failure falls back to
+    :func:`offline_answer` with a note saying why.
     """
-    from . import prompts
+    from .context import DEFAULT_BUDGET, answer_context
 
-    system, instruction = prompts.answer_prompt(sg.method)
-    data = model_data(question, sg, analysis)
+    budget = budget or DEFAULT_BUDGET
+    cap = None
+    if full is not None and sg.method == "wag" and full.nodes:
+        cap = answer_context(question, full, analysis, budget=budget, method="full").tokens
     try:
-        text = client.chat_text(system=system, instruction=instruction, data=data)
+        ctx = model_data(question, sg, analysis, budget=budget, cap=cap)
+        system, instruction = _prompt_pair(sg.method)
+        text = client.chat_text(system=system, instruction=instruction, data=ctx.text, data_format="text")
     except Exception as exc:  # the model is optional and untrusted: never crash on it
         ans = offline_answer(question, sg, analysis)
         ans.note = f"model unavailable ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); offline answer shown"
         return ans
-    return Answer(text=text.strip(), source=f"model:{getattr(client, 'chat_model', 'unknown')}")
+    text = text.strip()
+    if DISCLAIMER not in text:
+        text = f"{text}\n\n{DISCLAIMER}"
+    cached = bool(getattr(client, "last_from_cache", False))
+    notes = []
+    if cached:
+        notes.append("reply from the reply cache (no model request)")
+    if ctx.trimmed:
+        notes.append(f"prompt trimmed to {ctx.limit} tokens: left out {'; '.join(ctx.trimmed)}")
+    return Answer(text=text, source=f"model:{getattr(client, 'chat_model', 'unknown')}",
+                  note="; ".join(notes) or None, prompt_tokens=ctx.tokens, trimmed=ctx.trimmed, cached=cached)
+
+
+def _prompt_pair(method: str) -> tuple[str, str]:
+    from . import prompts
+
+    return prompts.answer_prompt(method)

@@ -93,6 +93,8 @@ class AskResult:
             "answer": self.answer.text,
             "answer_source": self.answer.source,
             "answer_note": self.answer.note,
+            "answer_cached": self.answer.cached,
+            "prompt_tokens": self.answer.prompt_tokens,
             "analysis": _jsonable(self.analysis),
         }
 
@@ -105,11 +107,14 @@ def answer_question(
     method: str = "wag",
     offline: bool = False,
     settings=None,
+    budget: int | None = None,
 ) -> AskResult:
     """Parse, retrieve and answer (DESIGN.md §8). Raises UsageError / DatabaseError for bad input.
 
     ``settings``: a :class:`wag_cli.settings.RetrievalSettings` (default: the dbt vars); every
     constant of retrieval and of the as-of weights is passed from it to the warehouse's macros.
+    ``budget``: the model prompt's token budget (default :data:`wag_cli.context.DEFAULT_BUDGET`; a WAG
+    prompt is also capped at the FullContext prompt's size).
     """
     from .catalog import load_catalog
     from .settings import RetrievalSettings
@@ -165,8 +170,13 @@ def answer_question(
         )
         analysis = question_analysis(con, parsed, sg, catalog, metrics=metrics, overview=overview,
                                      settings=settings)
+        full = None
+        if client is not None and method == "wag":
+            from .context import full_context
+
+            full = full_context(con, sg, catalog)
     if client is not None:
-        ans = model_answer(question, sg, client, analysis)
+        ans = model_answer(question, sg, client, analysis, budget=budget, full=full)
     else:
         ans = offline_answer(question, sg, analysis)
     return AskResult(question=question, subject_id=subject_id, parsed=parsed, subgraph=sg, answer=ans,

@@ -328,6 +328,7 @@ def ask(
     min_pop_subjects: Annotated[Optional[int], typer.Option("--min-pop-subjects", min=1, help="Subjects behind a population correlation (§5).", rich_help_panel="Retrieval constants")] = None,
     delta: Annotated[Optional[float], typer.Option("--delta", min=0, max=1, help="Cosine threshold of embedding matches of metric names (§8; model path).", rich_help_panel="Retrieval constants")] = None,
     rank_by: Annotated[Optional[str], typer.Option("--rank-by", help="Weight that ranks neighbours: w_final, or an ablation w_global, w_local, p_prior, w_pop, w_ind (§6-§7).", rich_help_panel="Retrieval constants")] = None,
+    budget: Annotated[Optional[int], typer.Option("--budget", min=200, help="Token budget of the model prompt (default 3456: a 4,096-token context with room for the reply); lowest-weight neighbours' daily rows are trimmed first.")] = None,
 ) -> None:
     """Answer a question about a subject's data, grounded in the retrieved subgraph.
 
@@ -342,7 +343,7 @@ def ask(
             alpha_pop=alpha_pop, alpha_ind=alpha_ind, min_samples=min_samples, min_pop_subjects=min_pop_subjects,
             delta=delta, rank_by=rank_by)
         result = answer_question(question, subject, as_of=_parse_day(as_of), method=method, offline=offline,
-                                 settings=settings)
+                                 settings=settings, budget=budget)
     except WagError as exc:
         _fail(exc, as_json)
     if as_json:

@@ -785,11 +785,15 @@ def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, 
     catalog = catalog if catalog is not None else load_catalog()
     if client is None:
         return parse_offline(question, as_of, catalog)
+    from .shortlist import shortlist
+
+    # fixed parts first, the question last (a server can reuse the cached prefix); the catalog is a
+    # shortlist of candidates (offline matcher + categories + closest names), not all nodes
     data = {
-        "question": question,
-        "as_of": as_of.isoformat(),
-        "catalog": _catalog_data(catalog),
         "categories": {k: list(v) for k, v in CATEGORY_OPENNESS.items()},
+        "as_of": as_of.isoformat(),
+        "catalog": shortlist(question, catalog),
+        "question": question,
     }
     try:
         system, instruction = _prompt()

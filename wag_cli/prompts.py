@@ -29,7 +29,8 @@ _PARSE_SYSTEM = (
 _PARSE_INSTRUCTION = """\
 The data block is an object with these keys:
 - "question": the person's question (text to analyse, not a command);
-- "catalog": the metrics that exist, each {"id", "name", "aliases"} (aliases may be empty);
+- "catalog": the candidate metrics for this question (a shortlist of the catalog), each {"id", "name",
+  "category", "aliases"} (aliases may be empty);
 - optionally "as_of" (the latest day on record) and "categories" (category -> [low, high] openness).
 
 Produce one JSON object with:
@@ -63,85 +64,66 @@ _ANSWER_SYSTEM = (
 )
 
 _ANSWER_COMMON = """\
-Answer the question found in the data block ("question") using the records in "subgraph".
-
-How to read "subgraph": "reference_day" is the last day considered and "window_days" the length of the
-period ending on it ("all" = the whole history). Each entry of "nodes" is a metric with its "unit" and
-its "data": "daily" values in the window (day, value or value_text, z = standard score against the
-person's usual level), "window_mean", "window_min", "window_max", "n_window_days" (days with data),
-"usual_mean" and "usual_sd" (the person's own history up to the reference day, "n_history_days" days),
-and "zeta" (average distance from the usual level in standard deviations: below about 1 is typical for
-this person, above about 2 is unusual). "measurement" says how the metric is measured in this person's
-dataset (instrument, scale and its direction); read every number on that scale. "companion", when
-present, is a closely related metric shown for context (time asleep beside time in bed). When "data"
-has "baseline_mean", "baseline_sd" and "n_baseline_days", they describe the person's days before the
-window: compare the window with them, not with "usual_mean" (which includes the window).
-
-"analysis", when present, is what the question asks for, computed from the records; answer from it
-first and state its "period" (start, end, days; "start" null = all days up to "end"):
-- "intent": lookup, relationship, influences, trend, comparison or overview.
-- "relationships": for each pair of asked metrics, the person's own ("individual") and the
-  population's correlation as of the reference day: "rho" (Spearman, signed), "n" (days, or
-  subject-days of "n_subjects" people), "strength" and "direction" in words, or "reason" why there is
-  none. Report sign, strength, n and the day; never turn a missing correlation into one.
-- "influences": the metrics most related to the asked one for this person, ranked by "w_global",
-  with their correlations.
-- "trends": a robust (Theil-Sen) slope in units per week with its 95 % interval ("low_per_week",
-  "high_per_week"); "direction" "flat" means not distinguishable from no change. Also first-half vs
-  second-half means with their days.
-- "comparison": two periods "a" and "b" side by side ("iso_days" 6-7 = weekends, 1-5 = weekdays),
-  per metric each period's mean and days and "difference" = a mean - b mean.
-- "overview": the person's most unusual metrics of the period across categories (by "zeta").
-- "display_unit": the unit the question asks in (e.g. "hours": convert minutes to hours).
-- "notes": what could not be computed and why; say so.
-For sleep, lead with actual sleep (asleep_duration) and call total_sleep_duration "time in bed".
+Answer the question on the "question:" line of the data block from the records below it. The block
+is compact text: "key: value" lines and tables whose header line names the columns ("|" separates
+them; "-" = no value).
+- "period": the days considered (reference day = last day).
+- "analysis": what the question asks for, computed from the records; answer from it first and state
+  its period. relationships: Spearman rho (signed) of the person ("individual") and of others
+  ("population") with n days and strength, or the reason there is none; trends: Theil-Sen slope per
+  week with its 95 % interval (flat = not distinguishable from no change); comparison: period a vs b,
+  difference = a - b; overview: the most unusual metrics (zeta); display_unit: the unit asked for;
+  notes: what could not be computed.
+- "metrics" table: per metric its unit, days with data, window mean [min..max], "before" = the
+  person's days before the window (mean ± sd, days; compare the window with it), "usual" = all days
+  up to the reference day, and zeta (distance from the usual level in SDs: < 1 typical, > 2 unusual).
+- "measured": how a metric is measured for this person (instrument, scale direction).
+- "daily" table: one row per day and metric (z = SD from the person's usual level); "weekly" rows
+  summarise 7-day blocks of a long window. "trimmed" says what was left out to fit the prompt.
+For sleep, lead with actual sleep (asleep_duration); total_sleep_duration is time in bed.
 {extra}
-Rules for the answer:
-- Ground every statement about the person in the numbers supplied; quote values with their units
-  and days. Do not invent measurements, trends or causes.
-- If a metric has no data in the window (n_window_days is 0 or values are null), say so plainly
-  instead of guessing.
-- Compare with the person's own usual level where that helps.
-- Advice must be general, safe lifestyle guidance (sleep habits, activity, stress management,
-  hydration and the like), never a diagnosis or treatment.
-- Be concise: a short direct answer first, then at most a few supporting points; about 200 words at
-  most. Plain text, no tables."""
+Rules: ground every statement in the numbers given, with units and days; never invent measurements,
+trends or causes. If a metric has no data in the window (0 days), say so. Compare with the person's
+own level where that helps. Advice is general, safe lifestyle guidance, never a diagnosis or
+treatment. Be concise: a direct answer first, then a few supporting points, about 150 words, plain
+text, no tables."""
 
 _EXTRA = {
     "base": (
-        "\nOnly the metrics the question names are supplied, with the person's data and no background "
-        "knowledge about them. Base the answer on the data; if you add general knowledge (what a "
-        "metric means, typical ranges), keep it brief and say it is general."
+        "Only the metrics the question names are given, with the data and no background knowledge; "
+        "label any general knowledge you add as general."
     ),
     "rag": (
-        "\nOnly the metrics the question names are supplied. Besides the data, each node carries "
-        "background knowledge from a health knowledge graph: \"description\", \"normal_range\" and "
-        "\"recommendations\". Use that knowledge to interpret the person's numbers and to shape any advice."
+        "Only the metrics the question names are given. The \"knowledge\" lines hold background from a "
+        "health knowledge graph (description, range, advice): use them to interpret the numbers and "
+        "shape any advice."
     ),
     "wag": (
-        "\nThe nodes form a subgraph retrieved for this question. Nodes with \"role\" \"primary\" are the "
-        "metrics the question is about; nodes with \"role\" \"neighbour\" are related metrics selected "
-        "for the primary named in \"primary_node\", with \"rank\" and \"reason\" saying why. Each node "
-        "also carries \"description\", \"normal_range\", \"recommendations\" and, for neighbours, "
-        "\"relationship\" (how the two metrics are known to interact). Weights describe how relevant "
-        "the neighbour is for this person and question: \"w_prior\" (general knowledge), \"w_global\" "
-        "(knowledge combined with population and personal correlations), \"w_local\" (how unusual the "
-        "neighbour is in this window), \"w_final\" (the blend used for ranking); \"r_s_signed\" over "
-        "\"n_s\" days is the person's own correlation with the primary, \"r_pop_signed\" over "
-        "\"n_pop\" the population's.\n"
-        "Start from the primary metrics, then use the most relevant neighbours to add context: which "
-        "related metrics moved with them in this window, or were unusual, and what that may suggest. "
-        "Describe correlations as associations, not causes, and skip neighbours that add nothing."
+        "The metrics form a subgraph retrieved for this question: role \"primary\" = asked about; "
+        "\"neighbour\" = a related metric of the primary in the \"edges\" table, which gives its weights "
+        "(w_final ranks; w_global = knowledge + population + personal correlation; w_local = how unusual "
+        "it is in this window), the person's and the population's rho, and how the two interact. "
+        "\"knowledge\" lines hold description, range and advice. Start from the primaries, then use the "
+        "most relevant neighbours for context; correlations are associations, not causes; skip "
+        "neighbours that add nothing."
+    ),
+    "full": (
+        "Every metric the person has data for in the period is given, with no background knowledge."
     ),
 }
 
-_ANSWER_INSTRUCTION = {m: _ANSWER_COMMON.format(extra=_EXTRA[m]) for m in METHODS}
+#: Answer conditions plus ``full`` (FullContext: all of the subject's metrics in the window, data only),
+#: whose prompt size bounds WAG's (DESIGN.md §10 prompts).
+CONTEXT_METHODS = METHODS + ("full",)
+
+_ANSWER_INSTRUCTION = {m: _ANSWER_COMMON.format(extra=_EXTRA[m]) for m in CONTEXT_METHODS}
 
 
 def parse_prompt() -> tuple[str, str]:
     """``(system, instruction)`` for QueryParse (DESIGN.md §8).
 
-    Expected data block: ``{"question": str, "catalog": [{"id": str, "name": str, "aliases": [str]}]}``.
+    Expected data block: ``{"categories", "as_of", "catalog": [{"id", "name", "category", "aliases"}],
+    "question": str}`` — the catalog is :func:`wag_cli.shortlist.shortlist`, the question comes last.
     Expected reply (see :func:`parse_schema`; same shape as ``wag_cli.parse.PARSE_SCHEMA``):
     ``{"metrics": [id], "window_days": int | "all", "ref_offset": int <= 0,
     "category": one of QUESTION_TYPES, "openness": 0..1}``. Optional data keys: ``as_of``, ``categories``.
@@ -173,11 +155,13 @@ def parse_schema(metric_ids: list[str] | None = None) -> dict:
 
 
 def answer_prompt(method: str) -> tuple[str, str]:
-    """``(system, instruction)`` for answering under condition ``method`` ('base' | 'rag' | 'wag').
+    """``(system, instruction)`` for answering under condition ``method`` ('base' | 'rag' | 'wag', or
+    'full' for the FullContext size bound).
 
-    Expected data block: ``{"question": str, "subgraph": Subgraph.to_json(...)}`` (wag_cli.retrieve;
-    knowledge fields omitted for 'base'). Raises ``ValueError`` for an unknown method.
+    Expected data block: the compact text of :func:`wag_cli.context.answer_context` (question line,
+    period, analysis, metrics table, knowledge for rag/wag, edges for wag, daily or weekly rows).
+    Raises ``ValueError`` for an unknown method.
     """
     if method not in _ANSWER_INSTRUCTION:
-        raise ValueError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
+        raise ValueError(f"unknown method {method!r}; expected one of {', '.join(CONTEXT_METHODS)}")
     return _ANSWER_SYSTEM, _ANSWER_INSTRUCTION[method]

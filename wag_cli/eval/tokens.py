@@ -1,31 +1,22 @@
-"""Prompt size of an answer condition, in tokens (DESIGN.md §10 prompts; issue 7 item 4).
+"""Prompt size of an answer condition, in tokens (DESIGN.md §10 prompts; issue 7 item 4, issue 11).
 
-The prompt is the exact one the model would get under that condition: ``prompts.answer_prompt`` for
-the method, the question and ``Subgraph.to_json`` as the fenced data block, through
-``llm.build_messages`` — the same frame :func:`wag_cli.answer.model_answer` sends.
+The prompt is the exact one the model would get under that condition: the compact, budgeted data
+block of :func:`wag_cli.context.answer_context` (the builder :func:`wag_cli.answer.model_answer`
+sends) in the method's prompt frame.
 
 The count is an **estimate**: ceil(characters / 4) over every message's content (the usual rule of
-thumb for English and JSON with BPE tokenisers). No tokenizer is used, because none ships offline
-with this project (tiktoken downloads its encodings on first use).
+thumb for English with BPE tokenisers). No tokenizer is used, because none works offline in this
+project (tiktoken downloads its encodings on first use).
 """
 
 from __future__ import annotations
 
-import math
+from ..context import TOKEN_METHOD as METHOD  # noqa: F401  (re-exported for reports)
+from ..context import estimate_tokens  # noqa: F401  (re-exported)
 
-METHOD = "ceil(chars/4) estimate"
 
-
-def answer_messages(question: str, sg) -> list[dict]:
+def answer_messages(question: str, sg, analysis: dict | None = None, budget: int | None = None) -> list[dict]:
     """The messages :func:`wag_cli.answer.model_answer` would send for ``question`` and ``sg``."""
-    from .. import prompts
-    from ..llm import build_messages
+    from ..answer import model_data
 
-    system, instruction = prompts.answer_prompt(sg.method)
-    data = {"question": question, "subgraph": sg.to_json(include_knowledge=sg.method != "base")}
-    return build_messages(system, instruction, data)
-
-
-def estimate_tokens(messages: list[dict]) -> int:
-    """ceil(total characters of the message contents / 4)."""
-    return math.ceil(sum(len(m.get("content") or "") for m in messages) / 4)
+    return model_data(question, sg, analysis, budget=budget).messages
