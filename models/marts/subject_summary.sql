@@ -27,7 +27,8 @@ binned as (
     where v.value is not null and c.category <> 'Demographic'
 ),
 
-paired as (
+joint as (
+    -- joint bin counts of every metric pair on its paired days, aggregated straight from the day join
     select
         a.dataset,
         a.subject_id,
@@ -35,45 +36,34 @@ paired as (
         b.metric_id as metric_y,
         a.bin       as bin_x,
         b.bin       as bin_y,
-        count(*) over (partition by a.dataset, a.subject_id, a.metric_id, b.metric_id) as n_pair
+        count(*)    as n_xy
     from binned as a
     inner join binned as b
         on b.dataset = a.dataset and b.subject_id = a.subject_id and b.day = a.day
        and a.metric_id < b.metric_id
+    group by all
 ),
 
-usable as (
-    select * from paired where n_pair >= {{ var('mi_min_pairs') }}
-),
-
-joint as (
-    select dataset, subject_id, metric_x, metric_y, bin_x, bin_y,
-           count(*) as n_xy, any_value(n_pair) as n_pair
-    from usable
-    group by dataset, subject_id, metric_x, metric_y, bin_x, bin_y
-),
-
-marg_x as (
-    select dataset, subject_id, metric_x, metric_y, bin_x, count(*) as n_x
-    from usable group by dataset, subject_id, metric_x, metric_y, bin_x
-),
-
-marg_y as (
-    select dataset, subject_id, metric_x, metric_y, bin_y, count(*) as n_y
-    from usable group by dataset, subject_id, metric_x, metric_y, bin_y
+cells as (
+    -- paired days and the marginals on them are sums over the (at most bins x bins) joint cells
+    select
+        *,
+        sum(n_xy) over (partition by dataset, subject_id, metric_x, metric_y)        as n_pair,
+        sum(n_xy) over (partition by dataset, subject_id, metric_x, metric_y, bin_x) as n_x,
+        sum(n_xy) over (partition by dataset, subject_id, metric_x, metric_y, bin_y) as n_y
+    from joint
 ),
 
 pair_mi as (
     select
-        j.dataset,
-        j.subject_id,
-        j.metric_x,
-        j.metric_y,
-        sum(j.n_xy / j.n_pair * ln(j.n_xy * j.n_pair / (mx.n_x * my.n_y))) as mi
-    from joint as j
-    inner join marg_x as mx using (dataset, subject_id, metric_x, metric_y, bin_x)
-    inner join marg_y as my using (dataset, subject_id, metric_x, metric_y, bin_y)
-    group by j.dataset, j.subject_id, j.metric_x, j.metric_y
+        dataset,
+        subject_id,
+        metric_x,
+        metric_y,
+        sum(n_xy / n_pair * ln(n_xy * n_pair / (n_x * n_y))) as mi
+    from cells
+    where n_pair >= {{ var('mi_min_pairs') }}
+    group by dataset, subject_id, metric_x, metric_y
 ),
 
 mi_by_subject as (
