@@ -160,3 +160,31 @@ def test_wag_build_prints_counts_per_file_and_reason(shared_data, tmp_path):
     assert "pmdata/p01/fitbit/sleep.json" in line and " 1 " in line
     line = next(ln for ln in res.stdout.splitlines() if "no day: neither" in ln)
     assert " 2 " in line
+
+
+def test_sleep_score_csv(shared_data, tmp_path):
+    src = shared_data / "pmdata" / "p01" / "fitbit" / "sleep_score.csv"
+    dst = tmp_path / "data" / "pmdata" / "p01" / "fitbit" / "sleep_score.csv"
+    dst.parent.mkdir(parents=True)
+    lines = src.read_text().splitlines()
+    n = len(lines)
+    lines += ["2020-04-02 07:00:00,9000000001,81,20,22,39,60,50,0.05",     # space instead of 'T', no 'Z': read
+              "02/04/2020 07:00,9000000002,80,20,22,38,60,50,0.05",       # not ISO: rejected
+              "2020-04-04T07:00:00Z,9000000003,good,20,22,38,60,50,0.05"]  # score not a number: rejected
+    dst.write_text("\n".join(lines) + "\n")
+    db = tmp_path / "wag.duckdb"
+    res = run_dbt(["build", "--select", "stg_pmdata__sleep_score", "raw_rejected"], db=db, data_dir=tmp_path / "data",
+                  target=tmp_path / "target")
+    assert res.success, res.result
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rejected = con.execute("select locator, reason, bad_value from raw_rejected order by locator").fetchall()
+        read = con.execute("select value from stg_pmdata__sleep_score where day = date '2020-04-02'").fetchall()
+    finally:
+        con.close()
+    assert rejected == [
+        (f"line {n + 2} (sleep_log_entry_id 9000000002)", "timestamp is not a timestamp (YYYY-MM-DDTHH:MM:SS[Z])",
+         "02/04/2020 07:00"),
+        (f"line {n + 3} (sleep_log_entry_id 9000000003)", "overall_score is not a number", "good"),
+    ]
+    assert read == [(81.0,)]

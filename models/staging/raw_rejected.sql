@@ -11,11 +11,13 @@
   (empty fields, Fitbit's 0 "no estimate") are missing, not rejected; known alternative spellings
   (isMainSleep for mainSleep, 'T' or space in timestamps, '.000', 'Z') are read.
 
-  Covered: PMData sleep.json, resting_heart_rate.json, wellness.csv; GLOBEM ema.csv, dep_weekly.csv.
+  Covered: PMData sleep.json, resting_heart_rate.json, wellness.csv, sleep_score.csv; GLOBEM ema.csv,
+  dep_weekly.csv.
 -#}
 {%- set sleep_glob = 'pmdata/*/fitbit/sleep.json' -%}
 {%- set rhr_glob = 'pmdata/*/fitbit/resting_heart_rate.json' -%}
 {%- set wellness_glob = 'pmdata/*/pmsys/wellness.csv' -%}
+{%- set score_glob = 'pmdata/*/fitbit/sleep_score.csv' -%}
 {%- set globem_surveys = [('globem/*/SurveyData/ema.csv', ['phq4_EMA', 'phq4_anxiety_EMA', 'phq4_depression_EMA',
                            'pss4_EMA', 'positive_affect_EMA', 'negative_affect_EMA']),
                           ('globem/*/SurveyData/dep_weekly.csv', ['feel_anxious', 'feel_depressed'])] -%}
@@ -96,6 +98,24 @@ from (
     select *, row_number() over (partition by filename) as n,
            left(concat_ws(',', effective_time_frame, {{ items | join(', ') }}), 500) as raw
     from {{ wag_read_csv(wellness_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
+)
+{%- endset %}{% do parts.append(part) %}
+{%- endif %}
+
+{%- if wag_files_exist(score_glob) %}
+{%- set part -%}
+select 'pmdata' as dataset, filename, 'line ' || (n + 1) || coalesce(' (sleep_log_entry_id ' || sleep_log_entry_id || ')', '') as locator,
+       raw, unnest(list_filter([
+    {{ wag_reject_if(wag_is_blank('"timestamp"'), 'empty timestamp') }},
+    {{ wag_reject_if('not ' ~ wag_is_blank('"timestamp"') ~ ' and ' ~ wag_parse_timestamp('"timestamp"') ~ ' is null',
+                     'timestamp is not a timestamp (YYYY-MM-DDTHH:MM:SS[Z])', '"timestamp"') }},
+    {{ wag_reject_if('not ' ~ wag_is_blank('overall_score') ~ ' and ' ~ wag_parse_number('overall_score') ~ ' is null',
+                     'overall_score is not a number', 'overall_score') }}
+  ], lambda r: r is not null)) as rejection
+from (
+    select *, row_number() over (partition by filename) as n,
+           left(concat_ws(',', "timestamp", sleep_log_entry_id, overall_score), 500) as raw
+    from {{ wag_read_csv(score_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
 )
 {%- endset %}{% do parts.append(part) %}
 {%- endif %}

@@ -18,9 +18,10 @@
 with raw as (
     select
         regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
-        try_strptime(substr(trim("timestamp"), 1, 19), '%Y-%m-%dT%H:%M:%S') as end_local,
+        -- local wall clock despite the 'Z' (see the header): wag_parse_timestamp drops it
+        {{ wag_parse_timestamp('"timestamp"') }} as end_local,
         trim(sleep_log_entry_id) as log_id,
-        try_cast(overall_score as double) as overall_score
+        {{ wag_parse_number('overall_score') }} as overall_score
     from {{ wag_read_csv(score_glob, "all_varchar = true, union_by_name = true, delim = ','",
                           required=['timestamp', 'sleep_log_entry_id', 'overall_score']) }}
 ),
