@@ -28,7 +28,7 @@
 
 {%- if wag_files_exist(sleep_glob) %}
 {%- set part -%}
-select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (logId ' || f.logId || ')', '') as locator,
+select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (logId ' || nullif(trim(f.logId), '') || ')', '') as locator,
        raw, unnest(list_filter([
     {{ wag_reject_if(wag_is_blank('f.logId'), 'no logId (duplicates cannot be told apart)') }},
     {{ wag_reject_if(wag_is_blank('f.mainSleep') ~ ' and ' ~ wag_is_blank('f.isMainSleep'),
@@ -64,7 +64,7 @@ where coalesce({{ wag_parse_flag('f.mainSleep') }}, {{ wag_parse_flag('f.isMainS
 
 {%- if wag_files_exist(rhr_glob) %}
 {%- set part -%}
-select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (dateTime ' || date_time || ')', '') as locator,
+select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '') as locator,
        raw, unnest(list_filter([
     {{ wag_reject_if(wag_is_blank('date_time'), 'empty dateTime') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('date_time') ~ ' and ' ~ wag_parse_date('date_time') ~ ' is null',
@@ -104,7 +104,7 @@ from (
 
 {%- if wag_files_exist(score_glob) %}
 {%- set part -%}
-select 'pmdata' as dataset, filename, 'line ' || (n + 1) || coalesce(' (sleep_log_entry_id ' || sleep_log_entry_id || ')', '') as locator,
+select 'pmdata' as dataset, filename, 'line ' || (n + 1) || coalesce(' (sleep_log_entry_id ' || nullif(trim(sleep_log_entry_id), '') || ')', '') as locator,
        raw, unnest(list_filter([
     {{ wag_reject_if(wag_is_blank('"timestamp"'), 'empty timestamp') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('"timestamp"') ~ ' and ' ~ wag_parse_timestamp('"timestamp"') ~ ' is null',
