@@ -26,7 +26,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-graph_app = typer.Typer(help="Inspect the knowledge graph.", no_args_is_help=True)
+graph_app = typer.Typer(help="Inspect, grow, compare and plot the knowledge graph.", no_args_is_help=True)
 app.add_typer(graph_app, name="graph")
 
 from .eval.app import eval_app  # noqa: E402
@@ -350,6 +350,11 @@ def ask(
         _print_json(result.to_json())
         return
     print_answer(console, result)
+
+
+from .graphgen.commands import model_app  # noqa: E402  (registers wag graph build/diff/add-metrics/plot)
+
+app.add_typer(model_app, name="model")
 
 
 def main() -> None:  # pragma: no cover - console script entry

@@ -563,6 +563,7 @@ class LLMClient:
         self.http_calls = 0
         self.usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0}  # server-reported, summed
         self.last_from_cache = False
+        self.last_messages: list[dict] = []   # the messages of the last chat call (prompt-size reports)
         # issue 9 item 10: until the server has answered once, a request is not retried (no server or
         # a wrong model name fails in one request, not after seconds of back-off), and a failure then
         # makes every later call of this client fail at once with the same message (offline from then
@@ -719,6 +720,7 @@ class LLMClient:
         primary = response_format("json_schema", schema, safe_name)
         key, request = self._key(self.chat_model, messages=messages, response_format=primary,
                                  temperature=temperature)
+        self.last_messages = messages
         self.last_from_cache = False
         cached = self.cache.get(key) if use_cache else _MISS
         if cached is not _MISS and not schema_errors(cached, schema):
@@ -750,6 +752,7 @@ class LLMClient:
         messages = build_messages(system, instruction, data, data_format=data_format)
         key, request = self._key(self.chat_model, messages=messages, response_format=None, temperature=temperature)
         cached = self.cache.get(key)
+        self.last_messages = messages
         self.last_from_cache = False
         if isinstance(cached, str) and cached.strip():
             self.last_from_cache = True
