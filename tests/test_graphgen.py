@@ -270,3 +270,30 @@ def test_plot_writes_a_valid_png(tmp_path, monkeypatch):
     img = mpimg.imread(out)
     assert img.shape[:2] == (800, 1000)                 # 10 x 8 inches at 100 dpi
     assert "3 nodes, 2 edges" in res.output
+
+
+def test_graph_build_cli_writes_the_chosen_folder_only(client, stub_openai, tmp_path, monkeypatch):
+    from wag_cli.cli import app
+
+    proj = _project_copy(tmp_path)
+    monkeypatch.setenv("WAG_PROJECT_DIR", str(proj))
+    monkeypatch.setenv("WAG_LLM_CACHE", str(tmp_path / "cli_cache.duckdb"))
+    before = _digest(proj / "seeds")
+    base = tmp_path / "base"
+    write_seeds(_base(), base)
+    stub_openai.queue(reply_json({"nodes": {NEW[0][0]: NEW[0][1]}}),
+                      reply_json(_pairs_reply("caffeine_intake", list(BASE_NODES))))
+    out = tmp_path / "grown"
+    args = ["graph", "build", "--base", str(base), "--metric", NEW[0][0], "--metric", "heartbeat", "--out", str(out),
+            "--json"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    info = json.loads(res.stdout)
+    assert info["added"] == ["caffeine_intake"] and info["merged"] == {"heartbeat": ["heart_rate", "name/alias"]}
+    assert info["requests"] == 2 and info["written_to_seeds"] == [] and info["prompt_tokens_estimate"] > 0
+    assert set(read_seeds(out).nodes) == set(BASE_NODES) | {"caffeine_intake"}
+    assert _digest(proj / "seeds") == before
+    again = json.loads(CliRunner().invoke(app, args).stdout)                   # resumed/re-run: cache only
+    assert again["requests"] == 0 and again["cache_hits"] == 2 and len(stub_openai.bodies()) == 2
+    res = CliRunner().invoke(app, ["graph", "build", "--out", str(out)])
+    assert res.exit_code != 0 and "nothing to build" in res.output

@@ -117,3 +117,46 @@ def test_text_fence_cannot_be_closed():
 def test_list_models(make_client, stub_openai):
     stub_openai.models = ["b-model", "a-model"]
     assert make_client(cache=None).list_models() == ["a-model", "b-model"]
+
+
+# --------------------------------------------------------------------------- wag model check
+
+
+def _check(monkeypatch):
+    import json as _json
+
+    from typer.testing import CliRunner
+
+    from wag_cli.cli import app
+
+    res = CliRunner().invoke(app, ["model", "check", "--json"])
+    return res.exit_code, _json.loads(res.output)
+
+
+def test_model_check_reports_settings_shape_and_a_missing_model(make_client, stub_openai, monkeypatch, tmp_path):
+    monkeypatch.setenv("WAG_LLM_CACHE", str(tmp_path / "c.duckdb"))
+    monkeypatch.setenv("WAG_CHAT_MODEL", "my-model")
+    stub_openai.models = ["other-model"]
+    stub_openai.reject_json_schema, stub_openai.reject_status = True, 500
+    stub_openai.queue(reply_json({"ok": True}))
+    code, info = _check(monkeypatch)
+    assert code == 0 and info["test"]["ok"] is True
+    assert (info["base_url"], info["model"], info["timeout_s"]) == (stub_openai.base_url, "my-model", 5.0)
+    assert info["served"] == ["other-model"] and info["model_served"] is False
+    assert any("does not list 'my-model'" in w for w in info["warnings"])
+    assert info["shape"] == "json_object+schema"
+    assert [r["path"] for r in stub_openai.requests] == ["/v1/models", "/v1/chat/completions", "/v1/chat/completions"]
+    # a second check asks the server again (no reply cache) in the recorded shape: one request
+    stub_openai.queue(reply_json({"ok": True}))
+    code, info = _check(monkeypatch)
+    assert code == 0 and _formats(stub_openai)[-1] == "json_object" and len(stub_openai.bodies()) == 3
+
+
+def test_model_check_without_a_model_is_one_line(monkeypatch):
+    from typer.testing import CliRunner
+
+    from wag_cli.cli import app
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    res = CliRunner().invoke(app, ["model", "check"])
+    assert res.exit_code != 0 and "no model is configured" in res.output and len(res.output.strip().splitlines()) == 1
