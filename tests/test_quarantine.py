@@ -188,3 +188,28 @@ def test_sleep_score_csv(shared_data, tmp_path):
         (f"line {n + 3} (sleep_log_entry_id 9000000003)", "overall_score is not a number", "good"),
     ]
     assert read == [(81.0,)]
+
+
+def test_srpe_csv(shared_data, tmp_path):
+    src = shared_data / "pmdata" / "p01" / "pmsys" / "srpe.csv"
+    dst = tmp_path / "data" / "pmdata" / "p01" / "pmsys" / "srpe.csv"
+    dst.parent.mkdir(parents=True)
+    lines = src.read_text().splitlines()
+    n = len(lines)
+    lines += ['2020-04-02T18:00:00.000Z,"[\'running\']",6,45',        # read: 6 x 45 = 270
+              'yesterday,"[\'running\']",6,45',                          # time not a timestamp
+              '2020-04-03T18:00:00.000Z,"[\'running\']",hard,45']       # RPE not a number
+    dst.write_text("\n".join(lines) + "\n")
+    db = tmp_path / "wag.duckdb"
+    res = run_dbt(["build", "--select", "stg_pmdata__srpe", "raw_rejected"], db=db, data_dir=tmp_path / "data",
+                  target=tmp_path / "target")
+    assert res.success, res.result
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rejected = con.execute("select locator, reason, bad_value from raw_rejected order by locator").fetchall()
+        read = con.execute("select value from stg_pmdata__srpe where day = date '2020-04-02'").fetchall()
+    finally:
+        con.close()
+    assert rejected == [(f"line {n + 2}", "end_date_time is not a timestamp with zone (YYYY-MM-DDTHH:MM:SSZ)", "yesterday"),
+                        (f"line {n + 3}", "perceived_exertion is not a number", "hard")]
+    assert read == [(270.0,)]

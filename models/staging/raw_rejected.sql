@@ -11,13 +11,14 @@
   (empty fields, Fitbit's 0 "no estimate") are missing, not rejected; known alternative spellings
   (isMainSleep for mainSleep, 'T' or space in timestamps, '.000', 'Z') are read.
 
-  Covered: PMData sleep.json, resting_heart_rate.json, wellness.csv, sleep_score.csv; GLOBEM ema.csv,
-  dep_weekly.csv.
+  Covered: PMData sleep.json, resting_heart_rate.json, wellness.csv, sleep_score.csv, srpe.csv;
+  GLOBEM ema.csv, dep_weekly.csv.
 -#}
 {%- set sleep_glob = 'pmdata/*/fitbit/sleep.json' -%}
 {%- set rhr_glob = 'pmdata/*/fitbit/resting_heart_rate.json' -%}
 {%- set wellness_glob = 'pmdata/*/pmsys/wellness.csv' -%}
 {%- set score_glob = 'pmdata/*/fitbit/sleep_score.csv' -%}
+{%- set srpe_glob = 'pmdata/*/pmsys/srpe.csv' -%}
 {%- set globem_surveys = [('globem/*/SurveyData/ema.csv', ['phq4_EMA', 'phq4_anxiety_EMA', 'phq4_depression_EMA',
                            'pss4_EMA', 'positive_affect_EMA', 'negative_affect_EMA']),
                           ('globem/*/SurveyData/dep_weekly.csv', ['feel_anxious', 'feel_depressed'])] -%}
@@ -116,6 +117,26 @@ from (
     select *, row_number() over (partition by filename) as n,
            left(concat_ws(',', "timestamp", sleep_log_entry_id, overall_score), 500) as raw
     from {{ wag_read_csv(score_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
+)
+{%- endset %}{% do parts.append(part) %}
+{%- endif %}
+
+{%- if wag_files_exist(srpe_glob) %}
+{%- set part -%}
+select 'pmdata' as dataset, filename, 'line ' || (n + 1) as locator,
+       raw, unnest(list_filter([
+    {{ wag_reject_if(wag_is_blank('end_date_time'), 'empty end_date_time') }},
+    {{ wag_reject_if('not ' ~ wag_is_blank('end_date_time') ~ ' and ' ~ wag_parse_utc_timestamp('end_date_time') ~ ' is null',
+                     'end_date_time is not a timestamp with zone (YYYY-MM-DDTHH:MM:SSZ)', 'end_date_time') }},
+    {%- for col in ['perceived_exertion', 'duration_min'] %}
+    {{ wag_reject_if('not ' ~ wag_is_blank(col) ~ ' and ' ~ wag_parse_number(col) ~ ' is null',
+                     col ~ ' is not a number', col) }}{{ "," if not loop.last }}
+    {%- endfor %}
+  ], lambda r: r is not null)) as rejection
+from (
+    select *, row_number() over (partition by filename) as n,
+           left(concat_ws(',', end_date_time, activity_names, perceived_exertion, duration_min), 500) as raw
+    from {{ wag_read_csv(srpe_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
 )
 {%- endset %}{% do parts.append(part) %}
 {%- endif %}

@@ -18,10 +18,10 @@
 with raw as (
     select distinct
         regexp_extract(replace(filename, '\', '/'), '/([^/]+)/pmsys/[^/]+$', 1) as pid,
-        try_cast(trim(end_date_time) as timestamptz) as ended_at,
+        {{ wag_parse_utc_timestamp('end_date_time') }} as ended_at,
         trim(activity_names) as activity_names,
-        try_cast(trim(perceived_exertion) as double) as rpe,
-        try_cast(trim(duration_min) as double) as duration_min
+        {{ wag_parse_number('perceived_exertion') }} as rpe,
+        {{ wag_parse_number('duration_min') }} as duration_min
     from {{ wag_read_csv(srpe_glob, "all_varchar = true, union_by_name = true, delim = ','",
                           required=['end_date_time', 'activity_names', 'perceived_exertion', 'duration_min']) }}
 ),
