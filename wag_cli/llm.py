@@ -369,6 +369,12 @@ def build_messages(system: str, instruction: str, data: dict | list | str, *, da
     ]
 
 
+def json_messages(system: str, instruction: str, data: dict | list | str, schema: dict, *,
+                  data_format: str = "json") -> list[dict]:
+    """The messages :meth:`LLMClient.chat_json` sends: the instruction followed by the schema note."""
+    return build_messages(system, f"{instruction.strip()}\n\n{_schema_note(schema)}", data, data_format=data_format)
+
+
 def _schema_note(schema: dict) -> str:
     return (
         "Reply with one JSON value only — no prose, no code fence — that conforms to this JSON Schema:\n"
@@ -715,8 +721,7 @@ class LLMClient:
         """
         check_schema(schema)
         safe_name = re.sub(r"[^A-Za-z0-9_-]", "_", name or "reply")[:64]
-        messages = build_messages(system, f"{instruction.strip()}\n\n{_schema_note(schema)}", data,
-                                  data_format=data_format)
+        messages = json_messages(system, instruction, data, schema, data_format=data_format)
         primary = response_format("json_schema", schema, safe_name)
         key, request = self._key(self.chat_model, messages=messages, response_format=primary,
                                  temperature=temperature)

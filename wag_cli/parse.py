@@ -694,10 +694,6 @@ def _prompt() -> tuple[str, str]:
     return parse_prompt()
 
 
-def _catalog_data(catalog: dict[str, Metric]) -> list[dict]:
-    return [{"id": m.metric_id, "name": m.name, "aliases": list(m.aliases)} for m in catalog.values()]
-
-
 def _validate_reply(reply: Any, catalog: dict[str, Metric]) -> tuple[dict, list[str]]:
     """``(clean fields, dropped ids)``; raise ``ValueError`` with the reason if unusable."""
     if not isinstance(reply, dict):
@@ -772,6 +768,28 @@ def _resolve_names(reply: Any, catalog: dict[str, Metric], client, delta: float 
     return {rec["metric_id"]: rec for rec in found.values()}
 
 
+def parse_data(question: str, as_of: date, catalog: dict[str, Metric]) -> dict:
+    """The QueryParse data block: fixed parts first and the question last (a server can reuse the
+    cached prefix); the catalog is a shortlist of candidates (:func:`wag_cli.shortlist.shortlist`:
+    offline matcher, their categories, closest names), not every node."""
+    from .shortlist import shortlist
+
+    return {
+        "categories": {k: list(v) for k, v in CATEGORY_OPENNESS.items()},
+        "as_of": as_of.isoformat(),
+        "catalog": shortlist(question, catalog),
+        "question": question,
+    }
+
+
+def parse_messages(question: str, as_of: date, catalog: dict[str, Metric]) -> list[dict]:
+    """The messages a model QueryParse sends (for prompt-size reports)."""
+    from .llm import json_messages
+
+    system, instruction = _prompt()
+    return json_messages(system, instruction, parse_data(question, as_of, catalog), PARSE_SCHEMA)
+
+
 def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, client=None,
           delta: float | None = None) -> ParsedQuery:
     """QueryParse: the model when ``client`` is given (one ``chat_json`` call), else offline.
@@ -785,16 +803,7 @@ def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, 
     catalog = catalog if catalog is not None else load_catalog()
     if client is None:
         return parse_offline(question, as_of, catalog)
-    from .shortlist import shortlist
-
-    # fixed parts first, the question last (a server can reuse the cached prefix); the catalog is a
-    # shortlist of candidates (offline matcher + categories + closest names), not all nodes
-    data = {
-        "categories": {k: list(v) for k, v in CATEGORY_OPENNESS.items()},
-        "as_of": as_of.isoformat(),
-        "catalog": shortlist(question, catalog),
-        "question": question,
-    }
+    data = parse_data(question, as_of, catalog)
     try:
         system, instruction = _prompt()
         reply = client.chat_json(system, instruction, data, PARSE_SCHEMA, "query_parse")
