@@ -135,3 +135,36 @@ def test_real_prompts_fit_the_budget_and_wag_is_not_larger_than_full(built_db, m
     assert sizes["base"] <= sizes["rag"] <= sizes["wag"]
     capped = answer_context(question, res.subgraph, res.analysis, cap=full).tokens
     assert capped <= full
+
+
+class _Recorder:
+    """A client stand-in recording the data block; ``cached`` mimics a reply-cache hit."""
+
+    chat_model = "recorder"
+
+    def __init__(self, cached=False):
+        self.last_from_cache = cached
+
+    def chat_text(self, system, instruction, data, data_format="json"):
+        from wag_cli.llm import build_messages
+
+        self.messages = build_messages(system, instruction, data, data_format=data_format)
+        return "Steady."
+
+
+def test_model_answer_is_capped_by_full_context_and_notes_the_cache():
+    from wag_cli.answer import DISCLAIMER, model_answer
+
+    long_desc = "Background on the metric. " * 40
+    sg = _sg([_node("sleep_duration", "primary", [400] * 7, desc=long_desc),
+              _node("steps", "neighbour", [5000] * 7, weight=0.5, desc=long_desc)], 7)
+    full = _sg([_node("sleep_duration", "primary", [400] * 7)], 7, method="full")
+    full_tokens = answer_context("q", full, method="full").tokens
+    assert answer_context("q", sg).tokens > full_tokens                 # uncapped WAG would be larger
+    rec = _Recorder(cached=True)
+    ans = model_answer("q", sg, rec, full=full)
+    assert ans.prompt_tokens <= full_tokens and ans.prompt_tokens == estimate_tokens(rec.messages)
+    assert ans.trimmed and "prompt trimmed" in ans.note and "reply cache" in ans.note and ans.cached
+    assert ans.text == "Steady.\n\n" + DISCLAIMER
+    plain = model_answer("q", sg, _Recorder())
+    assert plain.cached is False and "reply cache" not in (plain.note or "")

@@ -2,14 +2,17 @@
 
 The pairs are passed to :meth:`wag_cli.llm.LLMClient.chat_json` / ``chat_text``, which append the
 standing safety rules to the system text and put the caller's data — the user's question included —
-in a fenced JSON data block after the instruction. Nothing here is formatted with user input: the
-question never becomes part of an instruction.
+in a fenced data block after the instruction (JSON for QueryParse, the compact text tables of
+:mod:`wag_cli.context` for answers). Nothing here is formatted with user input: the question never
+becomes part of an instruction, and the fixed instructions come before the variable data so a
+server can reuse the cached prefix.
 
 * :func:`parse_prompt` — QueryParse (§8): question -> metrics, window, reference-day offset, question
   type, openness. :func:`parse_schema` is a matching reply schema (optional for the caller).
 * :func:`answer_prompt` — the answer step for the three conditions compared in §8/§10:
   ``base`` (primary metrics' data only), ``rag`` (primary nodes' knowledge + data),
-  ``wag`` (the retrieved subgraph: primaries, related metrics, edge weights and reasons).
+  ``wag`` (the retrieved subgraph: primaries, related metrics, edge weights and reasons), and
+  ``full`` (FullContext, every metric of the window; the size bound of WAG's prompt).
 """
 
 from __future__ import annotations
