@@ -126,3 +126,31 @@ def test_model_conditions_use_the_model_and_report_usage(env, stub_openai, monke
     chats = [b for b in stub_openai.bodies() if "response_format" not in b]
     assert len(chats) == 3
     assert all("Data block" in b["messages"][1]["content"] for b in chats)
+
+
+def test_conditions_answer_the_question_shape_like_wag_ask(env):
+    """The evaluation answers as `wag ask` does (the question's analysis included), so a gold
+    correlation question gets the pair's as-of correlation under every condition (issue 8 item 3)."""
+    _invoke("eval", "gold", "--n", "5")
+    con = duckdb.connect(str(env), read_only=True)
+    try:
+        kinds = dict(con.execute("select query_id, gold_kind from eval_queries where kind = 'gold'").fetchall())
+    finally:
+        con.close()
+    assert "spearman" in kinds.values()
+    _invoke("eval", "run", "--experiment", "main", "--offline")
+    _invoke("eval", "gold", "--score")
+    con = duckdb.connect(str(env), read_only=True)
+    try:
+        rows = con.execute("""
+            select s.condition, s.correct, s.expected, a.answer
+            from eval_gold_scores as s
+            join eval_queries as q using (query_id)
+            join eval_answers as a on a.query_id = s.query_id and a.condition = s.condition and a.experiment = 'main'
+            where q.gold_kind = 'spearman'""").fetchall()
+    finally:
+        con.close()
+    assert {r[0] for r in rows} == {"base", "rag", "wag"}
+    for condition, correct, expected, answer in rows:
+        assert f"{expected:+.2f}" in answer, (condition, expected, answer[:400])
+        assert correct, condition

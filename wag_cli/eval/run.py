@@ -29,7 +29,7 @@ from __future__ import annotations
 import inspect
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 import duckdb
@@ -131,6 +131,8 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
     is called after each stored answer.
     """
     from ..answer import model_answer, offline_answer
+    from ..ask import question_analysis
+    from ..context import full_context
     from ..parse import parse
     from ..retrieve import retrieve
 
@@ -139,9 +141,16 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
     q = tasks[0].query
     question = q["question"]
     try:
-        parsed = parse(question, q["reference_day"], catalog=catalog, client=parse_client).to_json()
+        parsed_query = parse(question, q["reference_day"], catalog=catalog, client=parse_client)
+        parsed = parsed_query.to_json()
+        # what the question asks for (relationship, trend, comparison, ... and its unit) comes from the
+        # text, as in `wag ask`; the metrics, period and openness are the tuple's gold fields, so every
+        # condition answers the same question shape and differs only in context
+        gold_parsed = replace(parsed_query, metrics=list(q["metrics"]), reference_day=q["reference_day"],
+                              window_days=q["window_days"], openness=float(q["openness"]), period=None)
     except Exception as exc:  # noqa: BLE001 - the parse is recorded, not used for retrieval
         parsed = {"error": str(exc)}
+        gold_parsed = None
     cache: dict[tuple[str, str | None], tuple] = {}
     for task in tasks:
         key = (task.method, task.rank_by)
@@ -153,9 +162,15 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
                 sg = retrieve(con, subject_id=q["subject_id"], metrics=list(q["metrics"]),
                               reference_day=q["reference_day"], window_days=q["window_days"],
                               openness=float(q["openness"]), method=task.method, catalog=catalog, **kwargs)
-                ans = model_answer(question, sg, client) if client is not None else offline_answer(question, sg)
+                analysis = (question_analysis(con, gold_parsed, sg, catalog, metrics=list(q["metrics"]))
+                            if gold_parsed is not None else None)
+                if client is not None:
+                    full = full_context(con, sg, catalog) if task.method == "wag" else None
+                    ans = model_answer(question, sg, client, analysis, full=full)
+                else:
+                    ans = offline_answer(question, sg, analysis)
                 sg_json = sg.to_json(include_knowledge=task.method != "base")
-                tokens = estimate_tokens(answer_messages(question, sg))
+                tokens = estimate_tokens(answer_messages(question, sg, analysis))
                 cache[key] = (ans.text, ans.source, ans.note, sg_json, tokens, None)
             except Exception as exc:  # noqa: BLE001 - one failed condition must not stop the run
                 cache[key] = (None, "error", None, None, None, f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
