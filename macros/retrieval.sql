@@ -446,7 +446,7 @@ select
     r.rank <= s.k_per_primary   as is_selected,
     printf('rank %d of %d neighbours of %s by %s %.3f (w_global %.3f from %s evidence%s)',
            r.rank, r.n_candidates, r.node_x, rank_by, r.rank_weight, r.w_global, r.fallback,
-           case when r.w_local is null then '; no local weight (no data in the window, or window all)'
+           case when r.w_local is null then '; no local weight (no data or too little coverage in the window, or window all)'
                 else printf('; window abnormality zeta %.2f, w_local %.3f', r.zeta_local, r.w_local) end)
                                 as reason,
     r.zeta,
