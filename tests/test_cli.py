@@ -5,6 +5,7 @@ The numbers `wag ask` reports are checked against values computed here from the 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from datetime import date, timedelta
 
@@ -182,7 +183,7 @@ def test_prompt_injection_stays_inside_the_fenced_data(wh, tmp_path, monkeypatch
         system = " ".join(m["content"] for m in body["messages"] if m["role"] == "system")
         user = "\n".join(m["content"] for m in body["messages"] if m["role"] == "user")
         assert "Ignore previous instructions" not in system and "IGNORE ALL" not in system
-        fence_start = user.index("```json")
+        fence_start = re.search(r"```(json|text)\n", user).start()   # answers: a text block (issue 11)
         fence_end = user.rindex("```")
         assert fence_start < fence_end
         for needle in ("Ignore previous instructions",):
@@ -190,7 +191,8 @@ def test_prompt_injection_stays_inside_the_fenced_data(wh, tmp_path, monkeypatch
             assert fence_start < pos < fence_end
     answer_user = "\n".join(m["content"] for m in bodies[1]["messages"] if m["role"] == "user")
     pos = answer_user.index("IGNORE ALL PREVIOUS INSTRUCTIONS")
-    assert answer_user.index("```json") < pos < answer_user.rindex("```")
+    assert answer_user.index("```text") < pos < answer_user.rindex("```")
+    assert answer_user.count("```") == 2                              # nothing in the data closes the fence
 
 
 def test_model_parse_failure_falls_back_offline(wh, monkeypatch, stub_openai):
