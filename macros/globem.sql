@@ -10,7 +10,10 @@
   derived        optional {name: SQL expression} of extra features computed from the raw columns
 
   One row per (subject, day, feature) with a numeric value; empty = missing = no row; (pid, date)
-  duplicates across study folders (not observed) are averaged. A file lacking one of the columns
+  duplicates across study folders (not observed) are averaged. date and the feature cells are parsed
+  by the macros of macros/quarantine.sql: a row whose date does not parse, or a non-empty feature
+  cell that is not a number, gives no row and is listed in raw_rejected (which checks the columns of
+  globem_feature_files). A file lacking one of the columns
   stops the build with an error naming it. Fixing the CSV dialect skips DuckDB's sniffer, about 10x
   faster on these 1,000-column files.
 -#}
@@ -22,7 +25,7 @@
 with raw as (
     select
         {{ globem_subject_key('filename', 'pid') }} as pid,
-        cast(strptime(trim("date"), '%Y-%m-%d') as date) as day,
+        {{ wag_parse_date('"date"') }} as day,
         {%- for f in features %}
         "{{ column_prefix }}{{ f }}:allday" as "{{ f }}"{{ "," if not loop.last or derived }}
         {%- endfor %}
@@ -30,8 +33,9 @@ with raw as (
         cast({{ expr }} as varchar) as "{{ name }}"{{ "," if not loop.last }}
         {%- endfor %}
     from {{ wag_read_csv(file_glob, csv_opts, required=required) }}
+    where {{ wag_parse_date('"date"') }} is not null
     {%- if where %}
-    where {{ where }}
+      and {{ where }}
     {%- endif %}
 ),
 
@@ -46,10 +50,10 @@ select
     'globem:' || pid as subject_id,
     day,
     '{{ raw_prefix }}' || feature as raw_field,
-    avg(try_cast(trim(raw_value) as double)) as value,
+    avg({{ wag_parse_number('raw_value') }}) as value,
     cast(null as varchar) as value_text
 from long
-where try_cast(trim(raw_value) as double) is not null
+where {{ wag_parse_number('raw_value') }} is not null
 group by pid, day, feature
 {%- else %}
 {{ wag_empty_raw() }}
@@ -78,4 +82,29 @@ group by pid, day, feature
   {%- else -%}
     ({{ study }} || '/' || trim({{ pid_col }}))
   {%- endif -%}
+{%- endmacro %}
+
+
+{% macro globem_feature_files() -%}
+  {#- The RAPIDS `allday` columns staging reads from each GLOBEM feature file
+      (globem/<study>/FeatureData/<file>.csv): {file: {prefix, features}}; the column of a feature is
+      '<prefix><feature>:allday'. Shared by the stg_globem__* models and raw_rejected, so the cells
+      checked are the cells read. sleep's countepisodemain is read as the "a main sleep exists" flag. -#}
+  {{ return({
+      'sleep': {'prefix': 'f_slp:fitbit_sleep_summary_rapids_',
+                'features': ['sumdurationinbedmain', 'sumdurationasleepmain', 'sumdurationawakemain',
+                             'sumdurationtofallasleepmain', 'sumdurationafterwakeupmain', 'avgefficiencymain',
+                             'firstbedtimemain', 'lastwaketimemain', 'countepisodemain']},
+      'steps': {'prefix': 'f_steps:fitbit_steps_intraday_rapids_',
+                'features': ['sumsteps', 'sumdurationactivebout', 'sumdurationsedentarybout']},
+      'location': {'prefix': 'f_loc:phone_locations_',
+                   'features': ['doryab_timeathome', 'doryab_radiusgyration', 'doryab_totaldistance',
+                                'barnett_maxhomedist', 'barnett_circdnrtn', 'barnett_hometime', 'barnett_rog',
+                                'barnett_disttravelled']},
+      'screen': {'prefix': 'f_screen:phone_screen_rapids_',
+                 'features': ['countepisodeunlock', 'sumdurationunlock']},
+      'call': {'prefix': 'f_call:phone_calls_rapids_',
+               'features': ['incoming_count', 'outgoing_count', 'missed_count',
+                            'incoming_entropyduration', 'outgoing_entropyduration']},
+  }) }}
 {%- endmacro %}

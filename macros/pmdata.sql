@@ -6,14 +6,16 @@
   * repeated timestamps collapse to one minute (their maximum) before summing;
   * a day without minute rows has no row;
   * a day summing to 0 with no heart-rate-zone minutes that day is a no-wear day -> no row.
+  dateTime and value are parsed by the macros of macros/quarantine.sql; a minute whose dateTime is
+  not a timestamp or whose value is not a number is listed in raw_rejected.
 -#}
 {%- set hr_glob = 'pmdata/*/fitbit/time_in_heart_rate_zones.json' -%}
 {%- if wag_files_exist(minute_glob) %}
 with raw as (
     select
         regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
-        try_strptime(replace(substr(trim(dateTime), 1, 19), 'T', ' '), '%Y-%m-%d %H:%M:%S') as minute_ts,
-        try_cast(value as double) as amount
+        {{ wag_parse_timestamp('dateTime') }} as minute_ts,
+        {{ wag_parse_number('value') }} as amount
     from {{ wag_read_json(minute_glob, "columns = {dateTime: 'VARCHAR', value: 'VARCHAR'}") }}
 ),
 
@@ -36,11 +38,8 @@ hr_days as (
     from (
         select
             regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
-            cast(try_strptime(substr(trim(dateTime), 1, 10), '%Y-%m-%d') as date) as day,
-            list_sum(list_transform(
-                json_extract("value", '$.valuesInZones.*'),
-                lambda x: try_cast(cast(x as varchar) as double)
-            )) as hr_minutes
+            {{ pmdata_zone_day('dateTime') }} as day,
+            {{ pmdata_zone_minutes('"value"') }} as hr_minutes
         from {{ wag_read_json(hr_glob, "columns = {dateTime: 'VARCHAR', value: 'JSON'}") }}
     ) as zones
     where day is not null
@@ -65,4 +64,21 @@ where d.value > 0 or h.pid is not null
 {%- else %}
 {{ wag_empty_raw() }}
 {%- endif %}
+{%- endmacro %}
+
+
+{% macro pmdata_zone_day(date_expr) -%}
+  {#- The day of a time_in_heart_rate_zones.json element (dateTime 'YYYY-MM-DD 00:00:00'); shared by
+      stg_pmdata__wear_time, pmdata_minutes_to_daily and raw_rejected. -#}
+  {{ wag_parse_date(date_expr) }}
+{%- endmacro %}
+
+
+{% macro pmdata_zone_minutes(value_expr) -%}
+  {#- Minutes with a heart rate of a time_in_heart_rate_zones.json element: the sum of
+      value.valuesInZones.* (a zone that is not a number counts as absent; raw_rejected lists it). -#}
+  list_sum(list_transform(
+      json_extract({{ value_expr }}, '$.valuesInZones.*'),
+      lambda x: {{ wag_parse_number('json_extract_string(x, \'$\')') }}
+  ))
 {%- endmacro %}

@@ -11,8 +11,14 @@
   (empty fields, Fitbit's 0 "no estimate") are missing, not rejected; known alternative spellings
   (isMainSleep for mainSleep, 'T' or space in timestamps, '.000', 'Z') are read.
 
-  Covered: PMData sleep.json, resting_heart_rate.json, wellness.csv, sleep_score.csv, srpe.csv;
-  GLOBEM ema.csv, dep_weekly.csv.
+  Covered: PMData sleep.json, resting_heart_rate.json, wellness.csv, sleep_score.csv, srpe.csv,
+  steps.json, distance.json, the four *_minutes.json, time_in_heart_rate_zones.json, exercise.json,
+  googledocs/reporting.csv; LifeSnaps daily_fitbit_sema_df_unprocessed.csv and scored_surveys
+  panas/stai/personality.csv; IFH Affect oura sleep.csv, activity.csv (Oura's literal 'null' is a
+  missing value); GLOBEM ema.csv, dep_weekly.csv and the feature files sleep/steps/location/screen/
+  call.csv (the allday columns of globem_feature_files, macros/globem.sql). The generic blocks are
+  built by wag_rejections / wag_check_day / wag_check_number (macros/quarantine.sql). Not covered:
+  PMData pmsys/injury.csv and GLOBEM pre.csv (read by staging for text only).
 -#}
 {%- set sleep_glob = 'pmdata/*/fitbit/sleep.json' -%}
 {%- set rhr_glob = 'pmdata/*/fitbit/resting_heart_rate.json' -%}
@@ -165,6 +171,139 @@ from (
       and not {{ wag_is_blank('raw_value') }}
 )
 {%- endset %}{% do parts.append(part) %}
+{%- endfor %}
+
+{#- ---- PMData: per-minute steps / distance, daily activity minutes, heart-rate zones, exercise ---- -#}
+{%- set json_days = [('pmdata/*/fitbit/steps.json', 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
+                     ('pmdata/*/fitbit/distance.json', 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
+                     ('pmdata/*/fitbit/*_minutes.json', 'date', 'YYYY-MM-DD[ HH:MM:SS]')] -%}
+{%- for glob, kind, format in json_days if wag_files_exist(glob) %}
+{%- set rel -%}
+(select filename, row_number() over (partition by filename) as n, left(json::varchar, 500) as raw_json,
+        json_extract_string(json, '$.dateTime') as date_time, json_extract_string(json, '$.value') as v
+ from {{ wag_read_json_objects(glob) }})
+{%- endset %}
+{%- do parts.append(wag_rejections('pmdata', rel,
+        "'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '')", 'raw_json',
+        [wag_check_day('date_time', 'dateTime', kind, format), wag_check_number('v', 'value')])) %}
+{%- endfor %}
+
+{%- set zones_glob = 'pmdata/*/fitbit/time_in_heart_rate_zones.json' -%}
+{%- if wag_files_exist(zones_glob) %}
+{%- set rel -%}
+(select filename, row_number() over (partition by filename) as n, left(json::varchar, 500) as raw_json,
+        json_extract_string(json, '$.dateTime') as date_time,
+        json_extract(json, '$.value.valuesInZones') as zones
+ from {{ wag_read_json_objects(zones_glob) }})
+{%- endset %}
+{%- set bad_zone -%}
+len(list_filter(json_extract(zones, '$.*'), lambda x: not {{ wag_is_blank("json_extract_string(x, '$')") }}
+                and {{ wag_parse_number("json_extract_string(x, '$')") }} is null)) > 0
+{%- endset %}
+{%- do parts.append(wag_rejections('pmdata', rel,
+        "'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '')", 'raw_json',
+        [wag_check_day('date_time', 'dateTime', 'date', 'YYYY-MM-DD[ HH:MM:SS]'),
+         wag_reject_if(bad_zone, 'value.valuesInZones has a zone that is not a number', 'zones')])) %}
+{%- endif %}
+
+{%- set exercise_glob = 'pmdata/*/fitbit/exercise.json' -%}
+{%- if wag_files_exist(exercise_glob) %}
+{%- set rel -%}
+(select filename, row_number() over (partition by filename) as n, left(json::varchar, 500) as raw_json,
+        json_extract_string(json, '$.logId') as log_id, json_extract_string(json, '$.startTime') as start_time,
+        json_extract_string(json, '$.duration') as duration, json_extract_string(json, '$.vo2Max.vo2Max') as vo2_max
+ from {{ wag_read_json_objects(exercise_glob) }})
+{%- endset %}
+{%- do parts.append(wag_rejections('pmdata', rel,
+        "'element ' || n || coalesce(' (logId ' || nullif(trim(log_id), '') || ')', '')", 'raw_json',
+        [wag_check_day('start_time', 'startTime', 'timestamp', 'YYYY-MM-DD[ T]HH:MM:SS'),
+         wag_check_number('duration', 'duration'), wag_check_number('vo2_max', 'vo2Max.vo2Max')])) %}
+{%- endif %}
+
+{%- set reporting_glob = 'pmdata/*/googledocs/reporting.csv' -%}
+{%- if wag_files_exist(reporting_glob) %}
+{%- set rel -%}
+(select *, row_number() over (partition by filename) as n
+ from {{ wag_read_csv(reporting_glob, "all_varchar = true, union_by_name = true, delim = ','") }})
+{%- endset %}
+{%- do parts.append(wag_rejections('pmdata', rel, "'line ' || (n + 1)",
+        wag_fields_text(['date', 'timestamp', 'meals', 'weight', 'glasses_of_fluid', 'alcohol_consumed']),
+        [wag_check_day('"date"', 'date', 'dmy_date', 'DD/MM/YYYY'),
+         wag_check_day('"timestamp"', 'timestamp', 'dmy_timestamp', 'DD/MM/YYYY HH:MM:SS', required=false)])) %}
+{%- endif %}
+
+{#- ---- LifeSnaps: the daily Fitbit + SEMA table (stg_lifesnaps__daily, __wear_time), scored surveys ---- -#}
+{%- set daily_csv = 'lifesnaps/rais_anonymized/csv_rais_anonymized/daily_fitbit_sema_df_unprocessed.csv' -%}
+{%- if wag_files_exist(daily_csv) %}
+{#- the numeric columns the two models read (bmi is read as text when it is not a number: '<19') -#}
+{%- set daily_numbers = ['sleep_duration', 'minutesAsleep', 'minutesAwake', 'minutesToFallAsleep', 'minutesAfterWakeup',
+    'sleep_efficiency', 'steps', 'distance', 'calories', 'lightly_active_minutes', 'moderately_active_minutes',
+    'very_active_minutes', 'sedentary_minutes', 'resting_hr', 'rmssd', 'spo2', 'nightly_temperature',
+    'daily_temperature_variation', 'full_sleep_breathing_rate', 'filteredDemographicVO2Max', 'stress_score', 'bpm',
+    'step_goal', 'ALERT', 'HAPPY', 'NEUTRAL', 'RESTED/RELAXED', 'SAD', 'TENSE/ANXIOUS', 'TIRED',
+    'minutes_below_default_zone_1', 'minutes_in_default_zone_1', 'minutes_in_default_zone_2',
+    'minutes_in_default_zone_3'] -%}
+{%- set rel -%}
+(select *, row_number() over (partition by filename) as n
+ from {{ wag_read_csv(daily_csv, "all_varchar = true, delim = ',', quote = '\"'") }})
+{%- endset %}
+{%- set checks = [wag_reject_if(wag_is_blank('id'), 'empty id'),
+                  wag_check_day('"date"', 'date', 'date', 'YYYY-MM-DD')] -%}
+{%- for c in daily_numbers %}{% do checks.append(wag_check_number('"' ~ c ~ '"', c)) %}{% endfor -%}
+{%- do parts.append(wag_rejections('lifesnaps', rel,
+        "'line ' || (n + 1) || coalesce(' (id ' || nullif(trim(id), '') || ')', '')",
+        wag_fields_text(['id', 'date'] + daily_numbers), checks)) %}
+{%- endif %}
+
+{%- set survey_dir = 'lifesnaps/rais_anonymized/scored_surveys/' -%}
+{%- for name, numbers in [('panas', ['positive_affect_score', 'negative_affect_score']), ('stai', ['stai_stress']),
+                          ('personality', ['extraversion', 'agreeableness', 'conscientiousness', 'stability', 'intellect'])]
+    if wag_files_exist(survey_dir ~ name ~ '.csv') %}
+{%- set rel -%}
+(select *, row_number() over (partition by filename) as n
+ from {{ wag_read_csv(survey_dir ~ name ~ '.csv', "all_varchar = true, delim = ',', quote = '\"'") }})
+{%- endset %}
+{%- set checks = [wag_reject_if(wag_is_blank('user_id'), 'empty user_id'),
+                  wag_check_day('submitdate', 'submitdate', 'date', 'YYYY-MM-DD')] -%}
+{%- for c in numbers %}{% do checks.append(wag_check_number(c, c)) %}{% endfor -%}
+{%- do parts.append(wag_rejections('lifesnaps', rel,
+        "'line ' || (n + 1) || coalesce(' (user_id ' || nullif(trim(user_id), '') || ')', '')",
+        wag_fields_text(['user_id', 'submitdate'] + numbers), checks)) %}
+{%- endfor %}
+
+{#- ---- IFH Affect: Oura sleep.csv and activity.csv ('null' is Oura's "no value", not a rejection) ---- -#}
+{%- set ifh_files = [('ifh_affect/par_*/oura/sleep.csv', ['duration', 'total', 'awake', 'light', 'rem', 'deep',
+                        'onset_latency', 'midpoint_time', 'efficiency', 'score', 'hr_lowest', 'hr_average', 'rmssd',
+                        'breath_average', 'temperature_delta', 'bedtime_start_midnight_delta',
+                        'bedtime_end_midnight_delta']),
+                     ('ifh_affect/par_*/oura/activity.csv', ['steps', 'cal_total', 'daily_movement', 'low', 'medium',
+                        'high', 'inactive', 'rest', 'non_wear'])] -%}
+{%- for glob, numbers in ifh_files if wag_files_exist(glob) %}
+{%- set rel -%}
+(select *, row_number() over (partition by filename) as n
+ from {{ wag_read_csv(glob, "all_varchar = true, union_by_name = true, delim = ',', quote = '\"'") }})
+{%- endset %}
+{%- set checks = [wag_check_day('"date"', 'date', 'date', 'YYYY-MM-DD')] -%}
+{%- for c in numbers %}{% do checks.append(wag_check_number('"' ~ c ~ '"', c, missing_words=['null'])) %}{% endfor -%}
+{%- do parts.append(wag_rejections('ifh_affect', rel,
+        "'line ' || (n + 1) || coalesce(' (date ' || nullif(trim(\"date\"), '') || ')', '')",
+        wag_fields_text(['date'] + numbers), checks)) %}
+{%- endfor %}
+
+{#- ---- GLOBEM feature files: the allday columns of globem_feature_files (macros/globem.sql) ---- -#}
+{%- for sensor, spec in globem_feature_files().items() if wag_files_exist('globem/*/FeatureData/' ~ sensor ~ '.csv') %}
+{%- set columns = [] -%}
+{%- for f in spec.features %}{% do columns.append(spec.prefix ~ f ~ ':allday') %}{% endfor -%}
+{%- set rel -%}
+(select filename, pid, "date", {% for c in columns %}"{{ c }}", {% endfor %}row_number() over (partition by filename) as n
+ from {{ wag_read_csv('globem/*/FeatureData/' ~ sensor ~ '.csv',
+                      "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'") }})
+{%- endset %}
+{%- set checks = [wag_check_day('"date"', 'date', 'date', 'YYYY-MM-DD')] -%}
+{%- for c in columns %}{% do checks.append(wag_check_number('"' ~ c ~ '"', c)) %}{% endfor -%}
+{%- do parts.append(wag_rejections('globem', rel,
+        "'line ' || (n + 1) || ' (pid ' || coalesce(pid, '') || ')'",
+        wag_fields_text(['pid', 'date'] + columns), checks)) %}
 {%- endfor %}
 
 with rejected as (

@@ -23,10 +23,9 @@
   * (pid, date) duplicates across study folders (not observed) are averaged.
 -#}
 {{ config(materialized='table') }}
-{%- set prefix = 'f_call:phone_calls_rapids_' -%}
-{{ globem_allday_features('call', prefix, 'call.phone_calls_rapids_',
-                           ['incoming_count', 'outgoing_count', 'missed_count',
-                            'incoming_entropyduration', 'outgoing_entropyduration'],
+{%- set spec = globem_feature_files()['call'] -%}
+{%- set prefix = spec.prefix -%}
+{{ globem_allday_features('call', prefix, 'call.phone_calls_rapids_', spec.features,
                            derived={'incoming_plus_outgoing_count':
-                               'try_cast(trim("' ~ prefix ~ 'incoming_count:allday") as double) + '
-                               ~ 'try_cast(trim("' ~ prefix ~ 'outgoing_count:allday") as double)'}) }}
+                               wag_parse_number('"' ~ prefix ~ 'incoming_count:allday"') ~ ' + '
+                               ~ wag_parse_number('"' ~ prefix ~ 'outgoing_count:allday"')}) }}

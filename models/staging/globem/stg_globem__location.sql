@@ -23,7 +23,5 @@
   * (pid, date) duplicates across study folders (not observed) are averaged.
 -#}
 {{ config(materialized='table') }}
-{{ globem_allday_features('location', 'f_loc:phone_locations_', 'location.phone_locations_',
-                           ['doryab_timeathome', 'doryab_radiusgyration', 'doryab_totaldistance',
-                            'barnett_maxhomedist', 'barnett_circdnrtn', 'barnett_hometime', 'barnett_rog',
-                            'barnett_disttravelled']) }}
+{%- set spec = globem_feature_files()['location'] %}
+{{ globem_allday_features('location', spec.prefix, 'location.phone_locations_', spec.features) }}

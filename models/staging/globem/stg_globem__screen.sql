@@ -11,5 +11,5 @@
   observed) are averaged.
 -#}
 {{ config(materialized='table') }}
-{{ globem_allday_features('screen', 'f_screen:phone_screen_rapids_', 'screen.phone_screen_rapids_',
-                           ['countepisodeunlock', 'sumdurationunlock']) }}
+{%- set spec = globem_feature_files()['screen'] %}
+{{ globem_allday_features('screen', spec.prefix, 'screen.phone_screen_rapids_', spec.features) }}

@@ -27,6 +27,9 @@
     the first one; kept as RAPIDS gives them.
   * lastwaketimemain is kept whenever present (it can be negative: a wake-up before midnight).
 
+  Parsing: date and every cell read are parsed by the macros of macros/quarantine.sql; a row whose
+  date does not parse, or a non-empty cell that is not a number, gives no row and is listed in
+  raw_rejected (the columns read are those of globem_feature_files, macros/globem.sql).
   Duplicates: (pid, date) is unique per study file; should the same pid and date occur twice
   (two study folders), the values are averaged (not observed).
   subject_id = 'globem:<study>/<pid>' (macro globem_subject_key: a pid is unique only within its
@@ -37,28 +40,24 @@
     a table, not a view, so tests and downstream models parse the CSVs once. -#}
 {%- set csv_opts = "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'" -%}
 {%- set sleep_glob = 'globem/*/FeatureData/sleep.csv' -%}
-{%- set prefix = 'f_slp:fitbit_sleep_summary_rapids_' -%}
-{#- RAPIDS feature -> shifted to the wake-up day (D+1)? -#}
-{%- set features = {
-    'sumdurationinbedmain': true,
-    'sumdurationasleepmain': true,
-    'sumdurationawakemain': true,
-    'sumdurationtofallasleepmain': true,
-    'sumdurationafterwakeupmain': true,
-    'avgefficiencymain': true,
-    'firstbedtimemain': true,
-    'lastwaketimemain': false,
-} -%}
+{%- set spec = globem_feature_files()['sleep'] -%}
+{%- set prefix = spec.prefix -%}
+{#- RAPIDS feature -> shifted to the wake-up day (D+1)? (countepisodemain is the flag, not a feature) -#}
+{%- set features = {} -%}
+{%- for f in spec.features if f != 'countepisodemain' -%}
+{%- do features.update({f: f != 'lastwaketimemain'}) -%}
+{%- endfor -%}
 {%- if wag_files_exist(sleep_glob) %}
 with raw as (
     select
         {{ globem_subject_key('filename', 'pid') }} as pid,
-        cast(strptime(trim("date"), '%Y-%m-%d') as date) as row_date,
-        try_cast("{{ prefix }}countepisodemain:allday" as double) as n_main_sleeps,
+        {{ wag_parse_date('"date"') }} as row_date,
+        {{ wag_parse_number('"' ~ prefix ~ 'countepisodemain:allday"') }} as n_main_sleeps,
         {%- for f in features %}
         "{{ prefix }}{{ f }}:allday" as "{{ f }}"{{ "," if not loop.last }}
         {%- endfor %}
     from {{ wag_read_csv(sleep_glob, csv_opts) }}
+    where {{ wag_parse_date('"date"') }} is not null
 ),
 
 long as (
@@ -76,7 +75,7 @@ typed as (
                 then cast(row_date + interval 1 day as date)
             else row_date
         end as day,
-        try_cast(trim(raw_value) as double) as value,
+        {{ wag_parse_number('raw_value') }} as value,
         feature = 'lastwaketimemain' or coalesce(n_main_sleeps, 0) >= 1 as is_real_sleep
     from long
 )

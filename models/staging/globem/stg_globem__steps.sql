@@ -20,6 +20,6 @@
 -#}
 {{ config(materialized='table') }}
 {#- no-wear day: 0 steps over the whole day -#}
-{{ globem_allday_features('steps', 'f_steps:fitbit_steps_intraday_rapids_', 'steps.fitbit_steps_intraday_rapids_',
-                           ['sumsteps', 'sumdurationactivebout', 'sumdurationsedentarybout'],
-                           where='try_cast(trim("f_steps:fitbit_steps_intraday_rapids_sumsteps:allday") as double) is distinct from 0') }}
+{%- set spec = globem_feature_files()['steps'] %}
+{{ globem_allday_features('steps', spec.prefix, 'steps.fitbit_steps_intraday_rapids_', spec.features,
+                           where=wag_parse_number('"' ~ spec.prefix ~ 'sumsteps:allday"') ~ ' is distinct from 0') }}

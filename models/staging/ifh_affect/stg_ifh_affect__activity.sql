@@ -3,7 +3,9 @@
 
   Input : <data_dir>/ifh_affect/par_<n>/oura/activity.csv, any number of participants (glob); LF, header,
           one row per Oura activity day (04:00 .. 03:59:59 local, labelled by `date` = its start day).
-          Read all-VARCHAR then try_cast.
+          Read all-VARCHAR then parsed by the macros of macros/quarantine.sql: empty (or `null`) is
+          missing; a row whose date does not parse or a cell that is not a number is listed in
+          raw_rejected.
   Subject: 'ifh_affect:par_<n>' from the folder name.  Day: `date`.
   Output (value in the RAW unit; raw_field_map_ifh_affect converts):
     activity.steps (steps), activity.cal_total (kcal), activity.daily_movement (m, walking-equivalent),
@@ -30,16 +32,16 @@ typed as (
     select
         'ifh_affect:' || regexp_extract(replace(filename, '\', '/'), '/(par_[0-9]+)/oura/[^/]+$', 1)
                                                                         as subject_id,
-        cast(try_strptime(trim("date"), '%Y-%m-%d') as date)            as day,
-        try_cast(steps as double)                                       as steps,
-        try_cast(cal_total as double)                                   as cal_total,
-        try_cast(daily_movement as double)                              as daily_movement,
-        try_cast("low" as double)                                       as low,
-        try_cast(medium as double)                                      as medium,
-        try_cast(high as double)                                        as high,
-        try_cast(inactive as double)                                    as inactive,
-        try_cast(rest as double)                                        as rest,
-        try_cast(non_wear as double)                                    as non_wear
+        {{ wag_parse_date('"date"') }}            as day,
+        {{ wag_parse_number('steps') }}                                       as steps,
+        {{ wag_parse_number('cal_total') }}                                   as cal_total,
+        {{ wag_parse_number('daily_movement') }}                              as daily_movement,
+        {{ wag_parse_number('"low"') }}                                       as low,
+        {{ wag_parse_number('medium') }}                                      as medium,
+        {{ wag_parse_number('high') }}                                        as high,
+        {{ wag_parse_number('inactive') }}                                    as inactive,
+        {{ wag_parse_number('rest') }}                                        as rest,
+        {{ wag_parse_number('non_wear') }}                                    as non_wear
     from raw
 ),
 

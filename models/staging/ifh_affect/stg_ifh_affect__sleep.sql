@@ -2,8 +2,10 @@
   IFH Affect Oura nightly sleep summaries -> staging contract rows (DESIGN.md §2, FORMATS.md §4.2, §5).
 
   Input : <data_dir>/ifh_affect/par_<n>/oura/sleep.csv, any number of participants (glob); LF, header,
-          one row per night. Read all-VARCHAR then try_cast, so the literal `null` of temperature_delta
-          (FORMATS.md §0.5) and any other non-number become missing (no row).
+          one row per night. Read all-VARCHAR then parsed by the macros of macros/quarantine.sql: an
+          empty cell and the literal `null` of temperature_delta (FORMATS.md §0.5) are missing (no row);
+          a row whose date does not parse, or another non-number, gives no row and is listed in
+          raw_rejected.
   Subject: 'ifh_affect:par_<n>' from the folder name.
   Day   : `date` = local date of bedtime_end = the wake-up day (FORMATS.md §4.2, DESIGN.md §2).
   Output (value in the RAW unit; raw_field_map_ifh_affect converts):
@@ -43,24 +45,24 @@ typed as (
     select
         'ifh_affect:' || regexp_extract(replace(filename, '\', '/'), '/(par_[0-9]+)/oura/[^/]+$', 1)
                                                                         as subject_id,
-        cast(try_strptime(trim("date"), '%Y-%m-%d') as date)            as day,
-        try_cast(duration as double)                                    as duration,
-        try_cast(total as double)                                       as total,
-        try_cast(awake as double)                                       as awake,
-        try_cast(light as double)                                       as light,
-        try_cast(rem as double)                                         as rem,
-        try_cast(deep as double)                                        as deep,
-        try_cast(onset_latency as double)                               as onset_latency,
-        try_cast(midpoint_time as double)                               as midpoint_time,
-        try_cast(efficiency as double)                                  as efficiency,
-        try_cast(score as double)                                       as score,
-        try_cast(hr_lowest as double)                                   as hr_lowest,
-        try_cast(hr_average as double)                                  as hr_average,
-        try_cast(rmssd as double)                                       as rmssd,
-        try_cast(breath_average as double)                              as breath_average,
-        try_cast(temperature_delta as double)                           as temperature_delta,
-        try_cast(bedtime_start_midnight_delta as double)                as start_delta,
-        try_cast(bedtime_end_midnight_delta as double)                  as end_delta,
+        {{ wag_parse_date('"date"') }}            as day,
+        {{ wag_parse_number('duration') }}                                    as duration,
+        {{ wag_parse_number('total') }}                                       as total,
+        {{ wag_parse_number('awake') }}                                       as awake,
+        {{ wag_parse_number('light') }}                                       as light,
+        {{ wag_parse_number('rem') }}                                         as rem,
+        {{ wag_parse_number('deep') }}                                        as deep,
+        {{ wag_parse_number('onset_latency') }}                               as onset_latency,
+        {{ wag_parse_number('midpoint_time') }}                               as midpoint_time,
+        {{ wag_parse_number('efficiency') }}                                  as efficiency,
+        {{ wag_parse_number('score') }}                                       as score,
+        {{ wag_parse_number('hr_lowest') }}                                   as hr_lowest,
+        {{ wag_parse_number('hr_average') }}                                  as hr_average,
+        {{ wag_parse_number('rmssd') }}                                       as rmssd,
+        {{ wag_parse_number('breath_average') }}                              as breath_average,
+        {{ wag_parse_number('temperature_delta') }}                           as temperature_delta,
+        {{ wag_parse_number('bedtime_start_midnight_delta') }}                as start_delta,
+        {{ wag_parse_number('bedtime_end_midnight_delta') }}                  as end_delta,
         try_cast(bedtime_start_timestamp as bigint)                     as start_ts
     from raw
 ),

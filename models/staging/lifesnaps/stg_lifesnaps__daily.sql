@@ -3,8 +3,10 @@
 
   Input : <data_dir>/lifesnaps/rais_anonymized/csv_rais_anonymized/daily_fitbit_sema_df_unprocessed.csv
           (CRLF, leading unnamed pandas-index column, 63 columns, one row per (id, date), empty = missing,
-          numbers written both as `149` and `8833.0`). Read all-VARCHAR, then try_cast: a value that does
-          not parse is missing, never an error.
+          numbers written both as `149` and `8833.0`). Read all-VARCHAR, then parsed by the macros of
+          macros/quarantine.sql (wag_parse_date, wag_parse_number): an empty cell is missing; a row
+          without id or readable date, or a non-empty numeric cell that does not parse, gives no row
+          and is listed with its reason in raw_rejected (never an error).
   Output: one row per (subject_id, day, raw_field); value in the RAW unit (the field-map seed
           raw_field_map_lifesnaps converts: sleep_duration ms -> min, stress_score inverted, ...).
   Day   : `date` as written; for the sleep columns it is already the wake-up day (dateOfSleep).
@@ -41,32 +43,32 @@ with raw as (
 typed as (
     select
         'lifesnaps:' || trim(id)                                        as subject_id,
-        cast(try_strptime(trim("date"), '%Y-%m-%d') as date)            as day,
-        try_cast(sleep_duration as double)                              as sleep_duration,
-        try_cast("minutesAsleep" as double)                             as minutes_asleep,
-        try_cast("minutesAwake" as double)                              as minutes_awake,
-        try_cast("minutesToFallAsleep" as double)                       as minutes_to_fall_asleep,
-        try_cast("minutesAfterWakeup" as double)                        as minutes_after_wakeup,
-        try_cast(sleep_efficiency as double)                            as sleep_efficiency,
-        try_cast(steps as double)                                       as steps,
-        try_cast(distance as double)                                    as distance,
-        try_cast(calories as double)                                    as calories,
-        try_cast(lightly_active_minutes as double)                      as lightly_active_minutes,
-        try_cast(moderately_active_minutes as double)                   as moderately_active_minutes,
-        try_cast(very_active_minutes as double)                         as very_active_minutes,
-        try_cast(sedentary_minutes as double)                           as sedentary_minutes,
-        try_cast(resting_hr as double)                                  as resting_hr,
-        try_cast(rmssd as double)                                       as rmssd,
-        try_cast(spo2 as double)                                        as spo2,
-        try_cast(nightly_temperature as double)                         as nightly_temperature,
-        try_cast(daily_temperature_variation as double)                 as daily_temperature_variation,
-        try_cast(full_sleep_breathing_rate as double)                   as full_sleep_breathing_rate,
-        try_cast("filteredDemographicVO2Max" as double)                 as vo2max,
-        try_cast(stress_score as double)                                as stress_score,
-        try_cast(bpm as double)                                         as bpm,
-        try_cast(step_goal as double)                                   as step_goal,
+        {{ wag_parse_date('"date"') }}            as day,
+        {{ wag_parse_number('sleep_duration') }}                              as sleep_duration,
+        {{ wag_parse_number('"minutesAsleep"') }}                             as minutes_asleep,
+        {{ wag_parse_number('"minutesAwake"') }}                              as minutes_awake,
+        {{ wag_parse_number('"minutesToFallAsleep"') }}                       as minutes_to_fall_asleep,
+        {{ wag_parse_number('"minutesAfterWakeup"') }}                        as minutes_after_wakeup,
+        {{ wag_parse_number('sleep_efficiency') }}                            as sleep_efficiency,
+        {{ wag_parse_number('steps') }}                                       as steps,
+        {{ wag_parse_number('distance') }}                                    as distance,
+        {{ wag_parse_number('calories') }}                                    as calories,
+        {{ wag_parse_number('lightly_active_minutes') }}                      as lightly_active_minutes,
+        {{ wag_parse_number('moderately_active_minutes') }}                   as moderately_active_minutes,
+        {{ wag_parse_number('very_active_minutes') }}                         as very_active_minutes,
+        {{ wag_parse_number('sedentary_minutes') }}                           as sedentary_minutes,
+        {{ wag_parse_number('resting_hr') }}                                  as resting_hr,
+        {{ wag_parse_number('rmssd') }}                                       as rmssd,
+        {{ wag_parse_number('spo2') }}                                        as spo2,
+        {{ wag_parse_number('nightly_temperature') }}                         as nightly_temperature,
+        {{ wag_parse_number('daily_temperature_variation') }}                 as daily_temperature_variation,
+        {{ wag_parse_number('full_sleep_breathing_rate') }}                   as full_sleep_breathing_rate,
+        {{ wag_parse_number('"filteredDemographicVO2Max"') }}                 as vo2max,
+        {{ wag_parse_number('stress_score') }}                                as stress_score,
+        {{ wag_parse_number('bpm') }}                                         as bpm,
+        {{ wag_parse_number('step_goal') }}                                   as step_goal,
         {%- for label in mood_labels %}
-        try_cast("{{ label }}" as double)                               as "mood_{{ label }}",
+        {{ wag_parse_number('"' ~ label ~ '"') }}                             as "mood_{{ label }}",
         {%- endfor %}
         nullif(trim("activityType"), '')                                as activity_type,
         lower(trim(mindfulness_session))                                as mindfulness_session,
@@ -122,7 +124,7 @@ numeric_wide as (
         nullif(step_goal, 0)                                            as "sema.step_goal",
         case when mood_answered then "mood_TIRED" end                   as "sema.TIRED",
         case when mood_answered then "mood_TENSE/ANXIOUS" end           as "sema.TENSE/ANXIOUS",
-        try_cast(bmi as double)                                         as "profile.bmi"
+        {{ wag_parse_number('bmi') }}                                         as "profile.bmi"
     from flagged
 ),
 
@@ -149,7 +151,7 @@ text_wide as (
              then 'completed a mindfulness session' end                 as "daily.mindfulness_session",
         age                                                             as "profile.age",
         gender                                                          as "profile.gender",
-        case when try_cast(bmi as double) is null then bmi end          as "profile.bmi"
+        case when {{ wag_parse_number('bmi') }} is null then bmi end          as "profile.bmi"
     from flagged
 ),
 

@@ -12,6 +12,9 @@
                           SEMA TENSE/ANXIOUS flag (0/1); both on one day would be averaged downstream.
     personality.ipip_scores  text 'extraversion 21, agreeableness 33, conscientiousness 45,
                           stability 42, intellect 40' (IPIP-50 sums, 10..50), on the submit day.
+  Parsing: submitdate and the scores go through the macros of macros/quarantine.sql; an empty cell is
+  missing (no row), a row with an empty or unreadable submitdate, or a non-empty score that is not a
+  number, is listed in raw_rejected.
   Duplicates: none observed per (user_id, submitdate); if a file repeats a day, the mean (numeric) or
   the smallest text (min) is kept so the key stays unique.
 -#}
@@ -25,9 +28,9 @@ with panas as (
     {% if has_panas %}
     select
         'lifesnaps:' || trim(user_id)                                   as subject_id,
-        cast(try_strptime(trim(submitdate), '%Y-%m-%d') as date)        as day,
-        try_cast(positive_affect_score as double)                       as positive_affect_score,
-        try_cast(negative_affect_score as double)                       as negative_affect_score
+        {{ wag_parse_date('submitdate') }}                              as day,
+        {{ wag_parse_number('positive_affect_score') }}                 as positive_affect_score,
+        {{ wag_parse_number('negative_affect_score') }}                 as negative_affect_score
     from {{ wag_read_csv(survey_dir ~ 'panas.csv', csv_options) }}
     {% else %}
     select cast(null as varchar) as subject_id, cast(null as date) as day,
@@ -40,8 +43,8 @@ stai as (
     {% if has_stai %}
     select
         'lifesnaps:' || trim(user_id)                                   as subject_id,
-        cast(try_strptime(trim(submitdate), '%Y-%m-%d') as date)        as day,
-        try_cast(stai_stress as double)                                 as stai_stress
+        {{ wag_parse_date('submitdate') }}                              as day,
+        {{ wag_parse_number('stai_stress') }}                           as stai_stress
     from {{ wag_read_csv(survey_dir ~ 'stai.csv', csv_options) }}
     {% else %}
     select cast(null as varchar) as subject_id, cast(null as date) as day, cast(null as double) as stai_stress
@@ -53,10 +56,10 @@ personality as (
     {% if has_personality %}
     select
         'lifesnaps:' || trim(user_id)                                   as subject_id,
-        cast(try_strptime(trim(submitdate), '%Y-%m-%d') as date)        as day,
+        {{ wag_parse_date('submitdate') }}                              as day,
         nullif(concat_ws(', '
             {%- for trait in ['extraversion', 'agreeableness', 'conscientiousness', 'stability', 'intellect'] %},
-            '{{ trait }} ' || regexp_replace(cast(try_cast({{ trait }} as double) as varchar), '\.0$', '')
+            '{{ trait }} ' || regexp_replace(cast({{ wag_parse_number(trait) }} as varchar), '\.0$', '')
             {%- endfor %}
         ), '')                                                          as ipip_scores
     from {{ wag_read_csv(survey_dir ~ 'personality.csv', csv_options) }}

@@ -3,7 +3,9 @@
   reading = minutes_below_default_zone_1 + minutes_in_default_zone_1 + _2 + _3 of
   daily_fitbit_sema_df_unprocessed.csv (the Fitbit heart-rate zones; sedentary minutes are filled up
   to 1,440 whether or not the watch is worn). A row whose four zone cells are all empty carries no
-  evidence and has no row here (the sentinel rules of stg_lifesnaps__daily still apply).
+  evidence and has no row here (the sentinel rules of stg_lifesnaps__daily still apply). date and the
+  zone cells are parsed by the macros of macros/quarantine.sql; raw_rejected lists a row whose date does
+  not parse or a non-empty zone cell that is not a number (the block for this file covers both models).
   Output: one row per (subject_id, day): wear_minutes (0..1440), evidence.
 -#}
 {%- set daily_csv = 'lifesnaps/rais_anonymized/csv_rais_anonymized/daily_fitbit_sema_df_unprocessed.csv' -%}
@@ -18,9 +20,9 @@ with raw as (
 typed as (
     select
         'lifesnaps:' || trim(id)                                as subject_id,
-        cast(try_strptime(trim("date"), '%Y-%m-%d') as date)    as day,
+        {{ wag_parse_date('"date"') }}    as day,
         {%- for z in zones %}
-        try_cast({{ z }} as double)                             as {{ z }}{{ ',' if not loop.last }}
+        {{ wag_parse_number(z) }}                               as {{ z }}{{ ',' if not loop.last }}
         {%- endfor %}
     from raw
     where nullif(trim(id), '') is not null

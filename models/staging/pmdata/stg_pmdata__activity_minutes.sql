@@ -15,6 +15,8 @@
     (stg_pmdata__wear_time) with var min_wear_hours (10 h); below it the activity values are missing
     (DESIGN.md §2 "Non-wear"), listed in metric_values_rejected with the reason.
   * A repeated dateTime within one file collapses to its maximum (none observed).
+  * dateTime and value are parsed by the macros of macros/quarantine.sql; an element whose dateTime
+    is not a date or whose value is not a number is listed in raw_rejected.
 -#}
 {%- set minutes_glob = 'pmdata/*/fitbit/*_minutes.json' -%}
 {%- if wag_files_exist(minutes_glob) %}
@@ -22,8 +24,8 @@ with raw as (
     select
         regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
         regexp_extract(replace(filename, '\', '/'), '/([a-z_]+)_minutes\.json$', 1) as level,
-        try_strptime(substr(trim(dateTime), 1, 10), '%Y-%m-%d') as day_ts,
-        try_cast(value as double) as minutes
+        {{ wag_parse_date('dateTime') }} as day_ts,
+        {{ wag_parse_number('value') }} as minutes
     from {{ wag_read_json(minutes_glob, "columns = {dateTime: 'VARCHAR', value: 'VARCHAR'}") }}
 ),
 

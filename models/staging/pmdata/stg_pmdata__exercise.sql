@@ -12,6 +12,9 @@
   * day = local calendar date of startTime ('2019-11-05 22:40:41', local wall time; the month-first
     originalStartTime is not used).
   * Bouts are deduplicated on logId.
+  * startTime, duration and vo2Max are parsed by the macros of macros/quarantine.sql ('T' or space,
+    '.000', 'Z' read); a bout without a readable startTime, or with a duration / vo2Max that is not
+    a number, is listed in raw_rejected.
 -#}
 {%- set exercise_glob = 'pmdata/*/fitbit/exercise.json' -%}
 {%- if wag_files_exist(exercise_glob) %}
@@ -20,9 +23,9 @@ with raw as (
         regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
         trim(logId) as log_id,
         trim(activityName) as activity_name,
-        try_cast(duration as double) as duration_ms,
-        try_strptime(replace(substr(trim(startTime), 1, 19), 'T', ' '), '%Y-%m-%d %H:%M:%S') as start_ts,
-        try_cast(json_extract_string(vo2Max, '$.vo2Max') as double) as vo2_max
+        {{ wag_parse_number('duration') }} as duration_ms,
+        {{ wag_parse_timestamp('startTime') }} as start_ts,
+        {{ wag_parse_number('json_extract_string(vo2Max, \'$.vo2Max\')') }} as vo2_max
     from {{ wag_read_json(exercise_glob,
         "columns = {logId: 'VARCHAR', activityName: 'VARCHAR', duration: 'VARCHAR', startTime: 'VARCHAR',
                     vo2Max: 'JSON'}") }}

@@ -13,7 +13,9 @@
   Rules
   * reporting.csv: `date` is DD/MM/YYYY (day-first) and is the day; `timestamp` (DD/MM/YYYY
     HH:MM:SS, submission time) only decides between duplicate rows of one date: the latest
-    submission wins. Rows whose date does not parse are dropped.
+    submission wins. Both are parsed by wag_parse_dmy_date / wag_parse_dmy_timestamp
+    (macros/quarantine.sql; an ISO date is read too); a row whose date is empty or does not parse,
+    or whose timestamp does not parse, is listed in raw_rejected.
   * srpe.csv: sessions with an activity list or RPE/duration, on the LOCAL (var pmdata_timezone,
     default Europe/Oslo) date of end_date_time (UTC). Empty sessions (' {},,') are skipped.
   * injury.csv: non-empty Python-dict entries ({'right_hand': 'minor'}) on the LOCAL date of
@@ -33,8 +35,8 @@ with
 reporting_raw as (
     select
         regexp_extract(replace(filename, '\', '/'), '/([^/]+)/googledocs/[^/]+$', 1) as pid,
-        cast(try_strptime(trim("date"), '%d/%m/%Y') as date) as day,
-        try_strptime(trim("timestamp"), '%d/%m/%Y %H:%M:%S') as submitted_at,
+        {{ wag_parse_dmy_date('"date"') }} as day,
+        {{ wag_parse_dmy_timestamp('"timestamp"') }} as submitted_at,
         nullif(trim(meals), '') as meals,
         nullif(trim(weight), '') as weight,
         nullif(trim(glasses_of_fluid), '') as fluid,

@@ -7,17 +7,16 @@
   Output: one row per (subject_id, day): wear_minutes (0..1440), evidence (text). Not a staging-contract
   model: int_wear_days reads it to mark non-wear days missing for the activity metrics.
   A repeated dateTime collapses to its maximum; a day absent from the file has no row (no evidence).
+  dateTime and the zone minutes are parsed by macros shared with raw_rejected (pmdata_zone_day,
+  pmdata_zone_minutes); an element with no readable dateTime or a zone that is not a number is listed there.
 -#}
 {%- set hr_glob = 'pmdata/*/fitbit/time_in_heart_rate_zones.json' -%}
 {%- if wag_files_exist(hr_glob) %}
 with raw as (
     select
         regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
-        cast(try_strptime(substr(trim(dateTime), 1, 10), '%Y-%m-%d') as date) as day,
-        list_sum(list_transform(
-            json_extract("value", '$.valuesInZones.*'),
-            lambda x: try_cast(cast(x as varchar) as double)
-        )) as zone_minutes
+        cast({{ pmdata_zone_day('dateTime') }} as date) as day,
+        {{ pmdata_zone_minutes('"value"') }} as zone_minutes
     from {{ wag_read_json(hr_glob, "columns = {dateTime: 'VARCHAR', value: 'JSON'}") }}
 )
 
