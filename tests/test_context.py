@@ -168,3 +168,49 @@ def test_model_answer_is_capped_by_full_context_and_notes_the_cache():
     assert ans.text == "Steady.\n\n" + DISCLAIMER
     plain = model_answer("q", sg, _Recorder())
     assert plain.cached is False and "reply cache" not in (plain.note or "")
+
+
+# --------------------------------------------------------------------------- QueryParse shortlist
+
+
+def _metric(mid, name, cat, aliases=(), sources="x"):
+    from wag_cli.catalog import Metric
+
+    return Metric(metric_id=mid, name=name, category=cat, unit="", data_kind="numeric", description="",
+                  normal_range="", recommendations="", aliases=tuple(aliases), origin="dataset", data_sources=sources)
+
+
+def test_shortlist_starts_with_the_matched_metric_then_its_category():
+    from wag_cli.shortlist import shortlist
+
+    cat = {m.metric_id: m for m in [
+        _metric("steps_taken", "Steps taken", "Activity", ["steps"]),
+        _metric("deep_sleep_duration", "Deep sleep duration", "Sleep", ["deep sleep"]),
+        _metric("rem_sleep_duration", "REM sleep duration", "Sleep", ["rem sleep"]),
+        _metric("mood", "Mood", "Mental"),
+        *[_metric(f"other_{i}", f"Other thing {i}", "Lifestyle") for i in range(30)]]}
+    ids = [c["id"] for c in shortlist("How was my deep sleep this week?", cat, limit=6)]
+    assert len(ids) == 6 and ids[0] == "deep_sleep_duration" and ids[1] == "rem_sleep_duration"
+    assert len(set(ids)) == 6 and set(ids) <= set(cat)
+
+
+@pytest.mark.parametrize("question", [q for q, _ in QUESTIONS])
+def test_real_parse_prompt_fits_the_budget(built_db, question):
+    import duckdb
+
+    from wag_cli.catalog import load_catalog
+    from wag_cli.parse import match_metrics, parse_messages
+
+    con = duckdb.connect(str(built_db), read_only=True)
+    try:
+        catalog = load_catalog(con)
+    finally:
+        con.close()
+    msgs = parse_messages(question, date(2020, 3, 31), catalog)
+    assert estimate_tokens(msgs) <= DEFAULT_BUDGET
+    user = msgs[1]["content"]
+    for hit in match_metrics(question, catalog):                     # the offline matches are offered
+        assert f'"id": "{hit["metric_id"]}"' in user
+    offered = user.count('"id": ')
+    assert offered == 20 < len(catalog)
+    assert user.rindex('"question"') > user.rindex('"catalog"')       # the question comes last
