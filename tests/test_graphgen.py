@@ -297,3 +297,23 @@ def test_graph_build_cli_writes_the_chosen_folder_only(client, stub_openai, tmp_
     assert again["requests"] == 0 and again["cache_hits"] == 2 and len(stub_openai.bodies()) == 2
     res = CliRunner().invoke(app, ["graph", "build", "--out", str(out)])
     assert res.exit_code != 0 and "nothing to build" in res.output
+
+
+def test_merge_by_embedding_cosine_at_delta(client):
+    """The stub's vectors are sha256-based, so the best node and its cosine are computed here by hand."""
+    import math
+
+    from stub_openai import fake_embedding
+    from wag_cli.graphgen.merge import find_match
+
+    client.embed_model = "stub-embed"
+    name = "Coffee consumption"
+    q = fake_embedding(name)
+    best = max(((sum(a * b for a, b in zip(q, fake_embedding(t))), mid)
+                for mid, (nm, _c, _u, aliases) in BASE_NODES.items() for t in [nm, *aliases.split("|")]),
+               key=lambda x: (x[0], x[1]))
+    cos, mid = best
+    assert math.isfinite(cos)
+    assert find_match(name, _base(), client, delta=cos - 1e-9) == (mid, f"embedding cosine {cos:.2f}")
+    assert find_match(name, _base(), client, delta=cos + 1e-6) is None
+    assert find_match("heartbeat", _base(), client) == ("heart_rate", "name/alias")   # lexical first

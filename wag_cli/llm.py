@@ -22,8 +22,15 @@ Configuration (environment):
 Safety rules, kept by construction: caller data (including the user's question) only ever travels
 inside one fenced ```json block of the user message, with every backtick written as the JSON escape
 ``\\u0060`` so the data cannot close the fence; the system message tells the model that the block is
-data, never instructions. Replies are parsed with :func:`json.loads` (NaN/Infinity rejected) and
-validated against the caller's schema — never evaluated, never used as SQL.
+data, never instructions (answers send their compact tables as a ```text block, every backtick
+replaced). Replies are parsed with :func:`json.loads` (NaN/Infinity rejected) and validated against
+the caller's schema with ``jsonschema`` (Draft 2020-12) — never evaluated, never used as SQL.
+
+Structured output (issue 11): one request shape per server, :data:`SHAPES` — ``json_schema``,
+``json_object`` with the schema (llama.cpp), plain text with the schema in the instruction — found
+on the first JSON call (a 400, or a 500 whose message names the response format, steps down) and
+remembered per base URL and model, in this process and in the reply cache's ``llm_shapes`` table.
+A timed-out request is never sent again (a CPU-only server is still working on it).
 
 Errors: :class:`LLMUnavailable` (timeout, connection, auth, HTTP status, disabled embeddings) and
 :class:`LLMReplyError` (the model kept answering with unusable content). Both are one-line
