@@ -34,9 +34,10 @@ UNRELATED_BELOW = 0.1   #: strengths below this are "unrelated" (no edge; DESIGN
 
 
 def edgegen_schema(others: list[str]) -> dict:
-    """Reply schema for one batch: ``{"pairs": {other_id: JUDGEMENT_SCHEMA}}``, every id required."""
-    return {"type": "object",
-            "properties": {"pairs": {"type": "object", "properties": {o: JUDGEMENT_SCHEMA for o in others},
+    """Reply schema for one batch: ``{"pairs": {other_id: JUDGEMENT_SCHEMA}}``, every id required
+    (the judgement schema written once under ``$defs``)."""
+    return {"$defs": {"pair": JUDGEMENT_SCHEMA}, "type": "object",
+            "properties": {"pairs": {"type": "object", "properties": {o: {"$ref": "#/$defs/pair"} for o in others},
                                      "required": list(others), "additionalProperties": False}},
             "required": ["pairs"], "additionalProperties": False}
 

@@ -49,9 +49,10 @@ NODE_SCHEMA = {
 
 
 def nodegen_schema(names: list[str]) -> dict:
-    """Reply schema for a batch: ``{"nodes": {name: NODE_SCHEMA}}`` with every name required."""
-    return {"type": "object",
-            "properties": {"nodes": {"type": "object", "properties": {n: NODE_SCHEMA for n in names},
+    """Reply schema for a batch: ``{"nodes": {name: NODE_SCHEMA}}`` with every name required (the node
+    schema written once under ``$defs``, so the prompt's schema note stays short)."""
+    return {"$defs": {"node": NODE_SCHEMA}, "type": "object",
+            "properties": {"nodes": {"type": "object", "properties": {n: {"$ref": "#/$defs/node"} for n in names},
                                      "required": list(names), "additionalProperties": False}},
             "required": ["nodes"], "additionalProperties": False}
 
