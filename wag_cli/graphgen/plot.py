@@ -37,7 +37,8 @@ def graph_from_rows(nodes: list[dict], edges: list[dict], weight: str = "w_prior
 
 def draw(g, out: Path, title: str, *, highlight: set[str] | None = None, labels: bool | None = None) -> Path:
     """Write ``g`` as a PNG at ``out`` (parents created); returns the path. ``highlight``: nodes drawn
-    larger with a black outline (primaries). Labels are drawn for graphs up to 60 nodes unless forced."""
+    larger with a black outline (primaries). Labels are drawn for graphs up to 60 nodes unless forced;
+    graphs with up to 20 edges also show each edge's weight."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -61,6 +62,9 @@ def draw(g, out: Path, title: str, *, highlight: set[str] | None = None, labels:
                            edgecolors=["black" if n in highlight else "white" for n in g.nodes], linewidths=1.5)
     if labels:
         nx.draw_networkx_labels(g, pos, ax=ax, labels={n: g.nodes[n]["name"] for n in g.nodes}, font_size=8)
+    if g.number_of_edges() <= 20:                       # small (sub)graphs: the weight on each edge
+        nx.draw_networkx_edge_labels(g, pos, ax=ax, font_size=7,
+                                     edge_labels={(a, b): f"{d['weight']:.2f}" for a, b, d in g.edges(data=True)})
     present = sorted({g.nodes[n].get("category") for n in g.nodes} & set(CATEGORY_COLOURS))
     ax.legend(handles=[Line2D([0], [0], marker="o", color="w", markerfacecolor=CATEGORY_COLOURS[c], markersize=9,
                               label=c) for c in present], loc="lower left", fontsize=8, frameon=False)
