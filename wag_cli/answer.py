@@ -156,7 +156,7 @@ def fmt_delta(value: float | None, unit: str = "", display_unit: str | None = No
     """A signed difference or slope in the metric's unit ('+12 minutes', '-0.5 h'); clock units in min."""
     if value is None:
         return "n/a"
-    sign = "+" if value > 0 else "-" if value < 0 else "±"
+    sign = "+" if value > 0 else "-" if value < 0 else ""          # an exact 0 has no sign ("0", not "±0")
     if is_clock_unit(unit):
         return f"{sign}{abs(value):.0f} min"
     return sign + fmt(abs(value), unit, display_unit)
@@ -226,6 +226,13 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
         last = d.daily[-1]
         shown = last.get("value_text") or fmt(last.get("value"), node.unit)
         return [f"{name}: {shown} (profile)."]
+    numeric_values = [r for r in d.daily if r.get("value") is not None]
+    if node.data_kind != "text" and d.n_window_days and d.window_mean is None and numeric_values:
+        # too few days for a summary (coverage below min_window_coverage): show the days themselves
+        shown = "; ".join(f"{r['day']}: {fmt(r['value'], node.unit, u)}" for r in numeric_values[-5:])
+        cov = f", {d.window_coverage:.0%} of the days you usually record" if d.window_coverage is not None else ""
+        return [f"{name}: only {len(numeric_values)} day{'' if len(numeric_values) == 1 else 's'} with data in "
+                f"{period}{cov} — too few for an average: {shown}."]
     if node.data_kind == "text" or (d.n_window_days and d.window_mean is None):
         texts = [f"{r['day']}: {r['value_text']}" for r in d.daily if r.get("value_text")]
         if not texts:
@@ -476,14 +483,19 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
 
 
 def model_data(question: str, sg: Subgraph, analysis: dict | None = None, *, budget: int | None = None,
-               cap: int | None = None):
+               cap: int | None = None, full: Subgraph | None = None):
     """The answer prompt of ``sg`` as :class:`wag_cli.context.Context` (compact tables within
     ``budget`` tokens, default :data:`wag_cli.context.DEFAULT_BUDGET`, and within ``cap``): the
     question, the period, the analysis (module docstring), the metrics with the guidance filtered to
-    the subject's instruments (:func:`guidance_for`, as offline), edges for WAG, daily/weekly rows."""
+    the subject's instruments (:func:`guidance_for`, as offline), edges for WAG, daily/weekly rows.
+    ``full`` (FullContext, :func:`wag_cli.context.full_context`) caps a WAG prompt at its size."""
     from .context import DEFAULT_BUDGET, answer_context
 
-    return answer_context(question, sg, analysis, budget=budget or DEFAULT_BUDGET, cap=cap)
+    budget = budget or DEFAULT_BUDGET
+    if full is not None and sg.method == "wag" and full.nodes:
+        full_tokens = answer_context(question, full, analysis, budget=budget, method="full").tokens
+        cap = full_tokens if cap is None else min(cap, full_tokens)
+    return answer_context(question, sg, analysis, budget=budget, cap=cap)
 
 
 def model_answer(question: str, sg: Subgraph, client, analysis: dict | None = None, *, budget: int | None = None,
@@ -497,14 +509,8 @@ def model_answer(question: str, sg: Subgraph, client, analysis: dict | None = No
     and ``cached`` says whether the reply came from the reply cache. Any failure falls back to
     :func:`offline_answer` with a note saying why.
     """
-    from .context import DEFAULT_BUDGET, answer_context
-
-    budget = budget or DEFAULT_BUDGET
-    cap = None
-    if full is not None and sg.method == "wag" and full.nodes:
-        cap = answer_context(question, full, analysis, budget=budget, method="full").tokens
     try:
-        ctx = model_data(question, sg, analysis, budget=budget, cap=cap)
+        ctx = model_data(question, sg, analysis, budget=budget, full=full)
         system, instruction = _prompt_pair(sg.method)
         text = client.chat_text(system=system, instruction=instruction, data=ctx.text, data_format="text")
     except Exception as exc:  # the model is optional and untrusted: never crash on it

@@ -164,13 +164,13 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
                               openness=float(q["openness"]), method=task.method, catalog=catalog, **kwargs)
                 analysis = (question_analysis(con, gold_parsed, sg, catalog, metrics=list(q["metrics"]))
                             if gold_parsed is not None else None)
+                full = full_context(con, sg, catalog) if task.method == "wag" else None
                 if client is not None:
-                    full = full_context(con, sg, catalog) if task.method == "wag" else None
                     ans = model_answer(question, sg, client, analysis, full=full)
                 else:
                     ans = offline_answer(question, sg, analysis)
                 sg_json = sg.to_json(include_knowledge=task.method != "base")
-                tokens = estimate_tokens(answer_messages(question, sg, analysis))
+                tokens = estimate_tokens(answer_messages(question, sg, analysis, full=full))
                 cache[key] = (ans.text, ans.source, ans.note, sg_json, tokens, None)
             except Exception as exc:  # noqa: BLE001 - one failed condition must not stop the run
                 cache[key] = (None, "error", None, None, None, f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")

@@ -15,8 +15,10 @@ from ..context import TOKEN_METHOD as METHOD  # noqa: F401  (re-exported for rep
 from ..context import estimate_tokens  # noqa: F401  (re-exported)
 
 
-def answer_messages(question: str, sg, analysis: dict | None = None, budget: int | None = None) -> list[dict]:
-    """The messages :func:`wag_cli.answer.model_answer` would send for ``question`` and ``sg``."""
+def answer_messages(question: str, sg, analysis: dict | None = None, budget: int | None = None,
+                    full=None) -> list[dict]:
+    """The messages :func:`wag_cli.answer.model_answer` would send for ``question`` and ``sg``
+    (``full``: the FullContext subgraph that caps a WAG prompt, as model_answer gets it)."""
     from ..answer import model_data
 
-    return model_data(question, sg, analysis, budget=budget).messages
+    return model_data(question, sg, analysis, budget=budget, full=full).messages
