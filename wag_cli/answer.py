@@ -312,6 +312,8 @@ def render_relationships(rels: list[dict]) -> list[str]:
             continue
         out.append("  " + _corr_words(r["individual"], r["x_name"], r["y_name"], "Your own data"))
         out.append("  " + _corr_words(r["population"], r["x_name"], r["y_name"], "Others in the dataset"))
+        if r.get("pairing_note"):
+            out.append(f"  Pairing: {r['pairing_note']}.")
         if r.get("relationship"):
             out.append(f"  Background: {r['relationship']}")
     if out:
@@ -320,8 +322,19 @@ def render_relationships(rels: list[dict]) -> list[str]:
 
 
 def render_influences(inf: dict) -> list[str]:
-    out = [f"What goes with your {_lc(inf['name'])} most (graph weight W_global from your data up to {inf['as_of']}):"]
-    if not inf["neighbours"]:
+    neigh = inf["neighbours"]
+    if neigh and all(n.get("fallback") == "prior" for n in neigh):
+        # W_global = the prior when the population stage has no valid correlation (DESIGN.md §6), so
+        # the ranking does not yet reflect this person's data: say so, and show their correlations
+        reasons = {n["population"].get("reason") for n in neigh if n["population"].get("rho") is None} - {None}
+        why = (" (too few people in this dataset for population correlations)"
+               if reasons == {"too_few_subjects"} else " (no valid population correlation)")
+        out = [f"What goes with your {_lc(inf['name'])} most, by prior knowledge only{why}: the graph weights "
+               f"cannot use your own data without the population stage, so read your own correlations "
+               f"below (days up to {inf['as_of']}):"]
+    else:
+        out = [f"What goes with your {_lc(inf['name'])} most (graph weight W_global from your data up to {inf['as_of']}):"]
+    if not neigh:
         out.append("* No related metric has data with variation for you up to that day.")
     for k, n in enumerate(inf["neighbours"], 1):
         ind, pop = n["individual"], n["population"]

@@ -274,6 +274,13 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
             })
             if r["w_global"] is None and r["has_edge"]:        # no as-of row: say why once
                 rels[-1]["population"]["reason"] = "not looked up, since " + rels[-1]["individual"]["reason"]
+            cats = {catalog[m].category for m in (r["node_x"], r["node_y"]) if m in catalog}
+            if "Sleep" in cats and len(cats) == 2:
+                # §2 dates sleep by the wake-up day and §5 pairs same-day values: say which night is meant
+                other = r["node_y"] if catalog[r["node_x"]].category == "Sleep" else r["node_x"]
+                rels[-1]["pairing_note"] = (
+                    f"sleep is dated by the day you woke up, so each day's {name(other).lower()} is paired "
+                    "with the night that ended that morning, not the night after it")
         out["relationships"] = rels
     if parsed.intent == "relationship" and len(numeric) < 2:
         text_ids = [m for m in metrics if m not in numeric]

@@ -58,6 +58,9 @@ class NodeData:
     window_max: float | None = None
     zeta: float | None = None
     daily: list[dict] = field(default_factory=list)
+    # days with data / the days expected at the subject's own cadence (wag_node_window); below
+    # var min_window_coverage the window mean, min, max and zeta are NULL (too few days to summarise)
+    window_coverage: float | None = None
 
 
 @dataclass
@@ -168,6 +171,7 @@ def _node_data(d: dict) -> NodeData:
         window_max=d.get("window_max"),
         zeta=d.get("zeta"),
         daily=list(d.get("daily") or []),
+        window_coverage=d.get("window_coverage_vs_usual"),
     )
 
 

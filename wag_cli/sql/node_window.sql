@@ -17,7 +17,8 @@ select
     w.window_min,
     w.window_max,
     w.zeta,
-    w.daily
+    w.daily,
+    w.window_coverage_vs_usual
 from (select distinct unnest($metrics) as metric_id) as m
 left join wag_node_window($subject, $ref_day, $window_days) as w using (metric_id)
 order by m.metric_id

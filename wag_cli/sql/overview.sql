@@ -1,7 +1,8 @@
 -- "How am I doing overall?" (DESIGN.md §8, Exploratory Analysis at the highest openness): the
 -- subject's most abnormal metrics of the window across categories, by zeta of wag_node_window
 -- (mean |v - mu| / sd over the window's days, mu and sd over days <= $ref_day). The most abnormal
--- metric of each node category comes first, then the categories' runners-up; numeric metrics with
+-- metric of each node category is picked first, then the categories' runners-up (shown by zeta, most
+-- unusual first); numeric metrics with
 -- data in the window and variation only; Demographic traits excluded.
 -- Parameters: $subject, $ref_day (DATE), $window_days (INTEGER, NULL = all), $limit (INTEGER).
 with
@@ -15,8 +16,14 @@ w as (
 ranked as (
     select *, row_number() over (partition by category order by zeta desc, metric_id) as rank_in_category
     from w
+),
+picked as (
+    -- the most abnormal metric of each category first, then the runners-up, up to $limit ...
+    select metric_id, category, zeta, n_window_days, rank_in_category
+    from ranked
+    order by rank_in_category, zeta desc, metric_id
+    limit $limit
 )
-select metric_id, category, zeta, n_window_days, rank_in_category
-from ranked
-order by rank_in_category, zeta desc, metric_id
-limit $limit
+-- ... shown most unusual first
+select * from picked
+order by zeta desc, metric_id
