@@ -1,7 +1,7 @@
 """Nothing dropped silently, for the rest of the native files staging reads (issue 9 item 1):
 PMData per-minute steps/distance, daily activity minutes, heart-rate zones, exercise, googledocs
-reporting; LifeSnaps daily table and scored surveys; IFH Affect Oura sleep/activity; GLOBEM feature
-files. One test per class, each across those datasets:
+reporting, pmsys injury; LifeSnaps daily table and scored surveys; IFH Affect Oura sleep/activity;
+GLOBEM feature files and pre.csv. One test per class, each across those datasets:
 
 * a timestamp or date that does not parse in the file's format   -> raw_rejected with the reason;
 * an empty or null date / timestamp                              -> raw_rejected ('empty …');
@@ -13,7 +13,7 @@ files. One test per class, each across those datasets:
 
 Inputs are written by the test in each file's native shape: JSON arrays and CSVs written from
 scratch for PMData and LifeSnaps panas, and for the wide files (LifeSnaps daily, IFH sleep/activity,
-GLOBEM screen) the real header and first row copied from ../shared/data with cells changed.
+GLOBEM screen and pre) the real header and first row copied from ../shared/data with cells changed.
 Expected values follow from the rows written here.
 """
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import json
+from datetime import date
 from pathlib import Path
 
 import duckdb
@@ -31,7 +32,7 @@ from conftest import REPO, run_dbt
 MODELS = ["stg_pmdata__steps", "stg_pmdata__distance", "stg_pmdata__activity_minutes", "stg_pmdata__wear_time",
           "stg_pmdata__exercise", "stg_pmdata__reporting", "stg_lifesnaps__daily", "stg_lifesnaps__wear_time",
           "stg_lifesnaps__surveys", "stg_ifh_affect__sleep", "stg_ifh_affect__activity", "stg_globem__screen",
-          "raw_rejected"]
+          "stg_globem__ema", "raw_rejected"]
 DAILY = "lifesnaps/rais_anonymized/csv_rais_anonymized/daily_fitbit_sema_df_unprocessed.csv"
 SCREEN_COUNT = "f_screen:phone_screen_rapids_countepisodeunlock:allday"
 SCREEN_MINUTES = "f_screen:phone_screen_rapids_sumdurationunlock:allday"
@@ -103,6 +104,11 @@ def _write_inputs(shared: Path, data: Path) -> None:
         ",03/04/2020 21:00:00,Lunch,80,5,No\n"                  # empty date: rejected
         "04/13/2020,13/04/2020 21:00:00,Lunch,80,5,No\n"        # month-first (no month 13): rejected
         "05/04/2020,yesterday evening,Dinner,80,4,No\n")        # timestamp rejected, the row is read
+    (data / "pmdata" / "p99" / "pmsys").mkdir(parents=True)
+    (data / "pmdata" / "p99" / "pmsys" / "injury.csv").write_text(
+        "effective_time_frame,injuries\n"
+        "2020-04-01T10:00:00.000Z,{'left_knee': 'minor'}\n"
+        "02.04.2020 10:00,{'left_knee': 'major'}\n")           # not ISO: rejected
 
     ls = shared / DAILY
     _wide_csv(ls, data / DAILY, [
@@ -140,6 +146,11 @@ def _write_inputs(shared: Path, data: Path) -> None:
         {"pid": "INS-W_900", "date": "not a date"},
         {"pid": "INS-W_900", "date": ""},
         {"pid": "INS-W_900", "date": "2019-04-04", SCREEN_COUNT: "many", SCREEN_MINUTES: "10"},
+    ], "\n")
+    pre = next(sorted((shared / "globem").glob("*/SurveyData/pre.csv")).__iter__())
+    _wide_csv(pre, data / "globem" / "INS-W_5" / "SurveyData" / "pre.csv", [
+        {"pid": "INS-W_900", "date": "2019-04-01", "BFI10_openness_PRE": "seven"},   # rejected, 4 traits read
+        {"pid": "INS-W_901", "date": "April 2019"},                                   # rejected (per item)
     ], "\n")
 
 
@@ -186,7 +197,11 @@ def test_bad_timestamp_or_date_is_quarantined(con):
          "03.04.2020"),
         ("globem/INS-W_5/FeatureData/screen.csv", "line 3 (pid INS-W_900)", "date is not a date (YYYY-MM-DD)",
          "not a date"),
-    }
+        ("pmdata/p99/pmsys/injury.csv", "line 3", "effective_time_frame is not a timestamp (YYYY-MM-DDTHH:MM:SSZ)",
+         "02.04.2020 10:00"),
+    } | {("globem/INS-W_5/SurveyData/pre.csv", f"line 3 (pid INS-W_901, BFI10_{t}_PRE)",
+          "date is not a date (YYYY-MM-DD)", "April 2019")
+         for t in ["extroversion", "agreeableness", "conscientiousness", "neuroticism", "openness"]}
     # none of these records reaches staging; the reporting row with a bad timestamp is still read
     assert con.execute("select count(*) from stg_lifesnaps__daily where subject_id = 'lifesnaps:lsTEST'"
                        " and day = date '2021-03-09'").fetchone()[0] == 0
@@ -194,6 +209,10 @@ def test_bad_timestamp_or_date_is_quarantined(con):
     assert con.execute("select value_text from stg_pmdata__reporting where day = date '2020-04-05'").fetchone() == \
         ("meals: Dinner; weight: 80 kg; fluid: 4 glasses; alcohol: No",)
     assert _value(con, "stg_ifh_affect__sleep", "ifh_affect:par_9", "2020-04-03", "sleep.duration") is None
+    assert con.execute("select day, value_text from stg_pmdata__reporting where value_text like '%injury%'"
+                       ).fetchall() == [(date(2020, 4, 1), "meals: Breakfast, Dinner; weight: 80 kg; fluid: 6 glasses; "
+                                                            "alcohol: No; injury: left_knee minor")]
+    assert con.execute("select count(*) from stg_globem__ema where subject_id like '%INS-W_901'").fetchone()[0] == 0
 
 
 def test_empty_date_is_quarantined(con):
@@ -224,6 +243,8 @@ def test_uncastable_value_is_quarantined(con):
          "positive_affect_score is not a number", "thirty"),
         ("ifh_affect/par_9/oura/sleep.csv", "line 5 (date 2020-04-04)", "hr_average is not a number", "fast"),
         ("globem/INS-W_5/FeatureData/screen.csv", "line 5 (pid INS-W_900)", f"{SCREEN_COUNT} is not a number", "many"),
+        ("globem/INS-W_5/SurveyData/pre.csv", "line 2 (pid INS-W_900, BFI10_openness_PRE)", "survey answer is not a number",
+         "seven"),
     }
     (zone_file, zone_loc, zone_bad), = con.execute(
         "select file, locator, bad_value from raw_rejected where reason like 'value.valuesInZones%'").fetchall()
@@ -244,6 +265,9 @@ def test_uncastable_value_is_quarantined(con):
     g = "globem:INS-W_5/INS-W_900"
     assert _value(con, "stg_globem__screen", g, "2019-04-04", "screen.phone_screen_rapids_countepisodeunlock") is None
     assert _value(con, "stg_globem__screen", g, "2019-04-04", "screen.phone_screen_rapids_sumdurationunlock") == 10
+    bfi, = con.execute("select value_text from stg_globem__ema where subject_id = ? and raw_field = 'pre.BFI10'",
+                       [g]).fetchone()
+    assert bfi.count(",") == 3 and "openness" not in bfi
 
 
 def test_alternative_spellings_read_and_empty_cells_missing(con):
@@ -279,5 +303,5 @@ def test_alternative_spellings_read_and_empty_cells_missing(con):
         assert read not in rejected_at, read
     # `wag build`'s table: one line per file and reason, from the same raw_rejected
     summary = con.execute((REPO / "wag_cli" / "sql" / "rejected_summary.sql").read_text()).fetchall()
-    assert sum(n for _, _, n, _ in summary) == 25
+    assert sum(n for _, _, n, _ in summary) == 25 + 1 + 5 + 1
     assert ("globem/INS-W_5/FeatureData/screen.csv", "empty date", 1, "line 4 (pid INS-W_900)") in summary

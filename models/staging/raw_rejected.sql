@@ -13,12 +13,11 @@
 
   Covered: PMData sleep.json, resting_heart_rate.json, wellness.csv, sleep_score.csv, srpe.csv,
   steps.json, distance.json, the four *_minutes.json, time_in_heart_rate_zones.json, exercise.json,
-  googledocs/reporting.csv; LifeSnaps daily_fitbit_sema_df_unprocessed.csv and scored_surveys
+  googledocs/reporting.csv, pmsys/injury.csv; LifeSnaps daily_fitbit_sema_df_unprocessed.csv and scored_surveys
   panas/stai/personality.csv; IFH Affect oura sleep.csv, activity.csv (Oura's literal 'null' is a
-  missing value); GLOBEM ema.csv, dep_weekly.csv and the feature files sleep/steps/location/screen/
+  missing value); GLOBEM ema.csv, dep_weekly.csv, pre.csv (BFI-10 items) and the feature files sleep/steps/location/screen/
   call.csv (the allday columns of globem_feature_files, macros/globem.sql). The generic blocks are
-  built by wag_rejections / wag_check_day / wag_check_number (macros/quarantine.sql). Not covered:
-  PMData pmsys/injury.csv and GLOBEM pre.csv (read by staging for text only).
+  built by wag_rejections / wag_check_day / wag_check_number (macros/quarantine.sql).
 -#}
 {%- set sleep_glob = 'pmdata/*/fitbit/sleep.json' -%}
 {%- set rhr_glob = 'pmdata/*/fitbit/resting_heart_rate.json' -%}
@@ -27,7 +26,9 @@
 {%- set srpe_glob = 'pmdata/*/pmsys/srpe.csv' -%}
 {%- set globem_surveys = [('globem/*/SurveyData/ema.csv', ['phq4_EMA', 'phq4_anxiety_EMA', 'phq4_depression_EMA',
                            'pss4_EMA', 'positive_affect_EMA', 'negative_affect_EMA']),
-                          ('globem/*/SurveyData/dep_weekly.csv', ['feel_anxious', 'feel_depressed'])] -%}
+                          ('globem/*/SurveyData/dep_weekly.csv', ['feel_anxious', 'feel_depressed']),
+                          ('globem/*/SurveyData/pre.csv', ['BFI10_extroversion_PRE', 'BFI10_agreeableness_PRE',
+                           'BFI10_conscientiousness_PRE', 'BFI10_neuroticism_PRE', 'BFI10_openness_PRE'])] -%}
 {%- set root = var('data_dir') | string -%}
 {%- set sleep_numbers = ['minutesToFallAsleep', 'minutesAsleep', 'minutesAwake', 'minutesAfterWakeup',
                          'timeInBed', 'efficiency'] -%}
@@ -230,6 +231,16 @@ len(list_filter(json_extract(zones, '$.*'), lambda x: not {{ wag_is_blank("json_
         wag_fields_text(['date', 'timestamp', 'meals', 'weight', 'glasses_of_fluid', 'alcohol_consumed']),
         [wag_check_day('"date"', 'date', 'dmy_date', 'DD/MM/YYYY'),
          wag_check_day('"timestamp"', 'timestamp', 'dmy_timestamp', 'DD/MM/YYYY HH:MM:SS', required=false)])) %}
+{%- endif %}
+
+{%- set injury_glob = 'pmdata/*/pmsys/injury.csv' -%}
+{%- if wag_files_exist(injury_glob) %}
+{%- set rel -%}
+(select *, row_number() over (partition by filename) as n
+ from {{ wag_read_csv(injury_glob, "all_varchar = true, union_by_name = true, delim = ','") }})
+{%- endset %}
+{%- do parts.append(wag_rejections('pmdata', rel, "'line ' || (n + 1)", wag_fields_text(['effective_time_frame', 'injuries']),
+        [wag_check_day('effective_time_frame', 'effective_time_frame', 'utc_timestamp', 'YYYY-MM-DDTHH:MM:SSZ')])) %}
 {%- endif %}
 
 {#- ---- LifeSnaps: the daily Fitbit + SEMA table (stg_lifesnaps__daily, __wear_time), scored surveys ---- -#}

@@ -20,7 +20,7 @@
 
   Rules: empty field = missing = no row; numeric values cast from text (pandas floats) and dates
   parsed by the macros of macros/quarantine.sql (a row whose date or value does not parse is listed
-  in raw_rejected). Several
+  in raw_rejected; pre.csv's BFI-10 items and date too). Several
   answers of one item on the same pid and date (GLOBEM's own loader keeps the last; not observed
   here) are averaged. Columns absent from a study year simply give no rows (files are read with
   union_by_name).
@@ -75,7 +75,7 @@ bfi_items as (
         pid,
         "date",
         regexp_extract(item, '^BFI10_([a-z]+)_PRE$', 1) as trait,
-        try_cast(trim(raw_value) as double) as score
+        {{ wag_parse_number('raw_value') }} as score
     from (
         unpivot (
             select * exclude (filename, pid), {{ globem_subject_key('filename', 'pid') }} as pid
@@ -125,11 +125,12 @@ union all
 select
     'globem' as dataset,
     'globem:' || trim(pid) as subject_id,
-    cast(strptime(trim("date"), '%Y-%m-%d') as date) as day,
+    {{ wag_parse_date('"date"') }} as day,
     'pre.BFI10' as raw_field,
     cast(null as double) as value,
     string_agg(distinct value_text, '; ' order by value_text) as value_text
 from bfi
+where {{ wag_parse_date('"date"') }} is not null
 group by trim(pid), trim("date")
 {%- endif %}
 {%- if has_weekly %}

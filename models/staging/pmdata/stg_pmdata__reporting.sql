@@ -20,6 +20,8 @@
     default Europe/Oslo) date of end_date_time (UTC). Empty sessions (' {},,') are skipped.
   * injury.csv: non-empty Python-dict entries ({'right_hand': 'minor'}) on the LOCAL date of
     effective_time_frame (UTC); '{}' is skipped.
+  * The UTC times of srpe.csv and injury.csv are parsed by wag_parse_utc_timestamp (macros/quarantine.sql);
+    raw_rejected lists a row whose time is empty or does not parse.
   * All CSVs are read as text (no type/date sniffing); CRLF and LF both work.
 -#}
 {%- set reporting_glob = 'pmdata/*/googledocs/reporting.csv' -%}
@@ -80,7 +82,7 @@ srpe_parts as (
     from (
         select distinct
             regexp_extract(replace(filename, '\', '/'), '/([^/]+)/pmsys/[^/]+$', 1) as pid,
-            try_cast(trim(end_date_time) as timestamptz) as ended_at,
+            {{ wag_parse_utc_timestamp('end_date_time') }} as ended_at,
             trim(regexp_replace(coalesce(activity_names, ''), '[\[\]{}''"]', '', 'g')) as activities,
             nullif(trim(perceived_exertion), '') as rpe,
             nullif(trim(duration_min), '') as duration_min
@@ -101,7 +103,7 @@ injury_parts as (
     from (
         select distinct
             regexp_extract(replace(filename, '\', '/'), '/([^/]+)/pmsys/[^/]+$', 1) as pid,
-            try_cast(trim(effective_time_frame) as timestamptz) as reported_at,
+            {{ wag_parse_utc_timestamp('effective_time_frame') }} as reported_at,
             -- {'right_hand': 'minor', 'left_knee': 'major'} -> right_hand minor, left_knee major
             trim(regexp_replace(regexp_replace(coalesce(injuries, ''), '[{}''"]', '', 'g'), '\s*:\s*', ' ', 'g')) as injuries
         from {{ wag_read_csv(injury_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
