@@ -124,3 +124,25 @@ select
 from {{ relation }}
 where value is not null
 {%- endmacro %}
+
+
+{% macro wag_check_data_dir() -%}
+  {#- on-run-start hook (dbt_project.yml): a `dbt build` whose data_dir holds none of the dataset folders
+      (pmdata/, lifesnaps/, globem/, ifh_affect/ with at least one file) and no wide source stops with
+      an error naming the folder, instead of replacing the warehouse with empty tables (DESIGN.md §2;
+      `wag build` checks the same before dbt runs). Set var allow_empty_data: true to build empty. -#}
+  {%- if execute and flags.WHICH in ('build', 'run', 'seed') and not var('allow_empty_data', false)
+        and (var('wide_sources', []) | length) == 0 -%}
+    {%- set found = [] -%}
+    {%- for folder in ['pmdata', 'lifesnaps', 'globem', 'ifh_affect'] -%}
+      {%- if wag_files_exist(folder ~ '/**') -%}{%- do found.append(folder) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- if found | length == 0 -%}
+      {{ exceptions.raise_compiler_error(
+          "data folder '" ~ var('data_dir') ~ "' holds none of the dataset folders pmdata/, lifesnaps/, "
+          ~ "globem/, ifh_affect/ (is WAG_DATA_DIR one level too deep or too high?); nothing was built. "
+          ~ "Point WAG_DATA_DIR at the folder that contains them, or pass --vars '{allow_empty_data: true}'.") }}
+    {%- endif -%}
+  {%- endif -%}
+  {{ return('select 1') }}
+{%- endmacro %}

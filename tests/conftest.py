@@ -15,8 +15,10 @@ import pytest
 pytest_plugins = ["stub_openai"]
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
-SHARED_EVAL = REPO.parent / "shared" / "eval"
+# the real excerpts: ../shared/data beside the repository, or WAG_TEST_SHARED (a folder holding data/ and eval/)
+SHARED = Path(os.environ["WAG_TEST_SHARED"]) if os.environ.get("WAG_TEST_SHARED") else REPO.parent / "shared"
+SHARED_DATA = SHARED / "data"
+SHARED_EVAL = SHARED / "eval"
 
 
 def run_dbt(args: list[str], *, db: Path, data_dir: Path, target: Path, extra_vars: str | None = None):
@@ -50,7 +52,8 @@ def run_dbt(args: list[str], *, db: Path, data_dir: Path, target: Path, extra_va
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"real dataset excerpts not found at {SHARED_DATA} (expected ../shared/data beside the repo)")
+        pytest.skip(f"real dataset excerpts not found at {SHARED_DATA} (expected ../shared/data beside the repo, "
+                    "or set WAG_TEST_SHARED to the folder holding data/ and eval/)")
     return SHARED_DATA
 
 

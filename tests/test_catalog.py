@@ -16,7 +16,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 CATALOG = REPO / "seeds" / "metric_catalog.csv"
-DEV_QUESTIONS = REPO.parent / "shared" / "eval" / "dev_questions.jsonl"
+from conftest import SHARED_EVAL  # noqa: E402
+
+DEV_QUESTIONS = SHARED_EVAL / "dev_questions.jsonl"
 
 COLUMNS = [
     "metric_id", "name", "category", "unit", "data_kind", "description", "normal_range",
