@@ -135,6 +135,32 @@ select
     window_coverage_vs_usual
 from covered;
 
+create or replace macro {{ schema }}.wag_pair_spearman(
+    subject, metric_x, metric_y, start_day, end_day,
+    min_samples := {{ var('min_samples') }}
+) as table
+-- Spearman's rho of two metrics of one subject on their paired days in [start_day, end_day]
+-- (start_day NULL = from the first day), the same macro and validity rule as every correlation
+-- (DESIGN.md §5): one row with n, spearman_rho (signed; NULL when not valid) and null_reason.
+with pair_days as (
+    select 1 as pair_group, x.value as value_x, y.value as value_y
+    from metric_values as x
+    inner join metric_values as y
+        on y.subject_id = x.subject_id and y.day = x.day and y.metric_id = metric_y
+    where x.subject_id = subject and x.metric_id = metric_x
+      and x.value is not null and y.value is not null
+      and x.day <= end_day and (start_day is null or x.day >= start_day)
+),
+pair_rho as (
+    {{ spearman('pair_days', ['pair_group'], 'value_x', 'value_y', 'min_samples') }}
+)
+select
+    coalesce(r.n, 0) as n,
+    r.spearman_rho,
+    case when r.n is null then 'n_below_min' else r.null_reason end as null_reason
+from (select 1 as one) as o
+left join pair_rho as r on true;
+
 create or replace macro {{ schema }}.wag_edge_weights_as_of(
     subject, ref_day, primary_nodes,
     min_samples := {{ var('min_samples') }},
@@ -489,7 +515,7 @@ order by primary_node, rank
       edge_weights and metric_values tables of the target schema (the post-hook of edge_weights
       does the same on every build). -#}
   {%- do run_query(create_wag_retrieve(target.schema)) -%}
-  {{ log("created " ~ target.schema ~ ".wag_node_window and .wag_retrieve", info=true) }}
+  {{ log("created " ~ target.schema ~ ".wag_node_window, .wag_pair_spearman, .wag_edge_weights_as_of and .wag_retrieve", info=true) }}
 {%- endmacro %}
 
 

@@ -320,3 +320,19 @@ def test_paraphrases_get_the_same_number_of_neighbours(wh):
     b = answer_question("How did I sleep?", SUBJECT, offline=True)
     assert a.parsed.category == b.parsed.category
     assert len(a.subgraph.neighbours) == len(b.subgraph.neighbours) > 0
+
+
+def test_relationship_over_a_named_period_is_that_periods_correlation(wh, values):
+    """'over the past month': the pair's correlation on the period's paired days (scipy), beside the
+    correlation over every day up to t."""
+    res = answer_question("How strongly are my steps and time asleep related over the past 30 days?", SUBJECT,
+                          as_of=AS_OF, offline=True)
+    rel = {(r["x"], r["y"]): r for r in res.analysis["relationships"]}[("steps_taken", "asleep_duration")]
+    start = AS_OF - timedelta(days=29)
+    x, y = _paired(values[values.day >= start], SUBJECT, "steps_taken", "asleep_duration", AS_OF)
+    assert len(x) >= 10
+    assert rel["period"]["n"] == len(x)
+    assert rel["period"]["rho"] == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-9)
+    assert f"{rel['period']['rho']:+.2f} over {len(x)} days" in res.answer.text
+    ax, _ay = _paired(values, SUBJECT, "steps_taken", "asleep_duration", AS_OF)
+    assert rel["individual"]["n"] == len(ax) > len(x)

@@ -292,7 +292,7 @@ def _corr_words(c: dict, x_name: str, y_name: str, who: str) -> str:
     if c.get("rho") is None:
         return f"{who}: no correlation ({c.get('reason')})."
     direction = "positive" if c["rho"] > 0 else "negative" if c["rho"] < 0 else "none"
-    n_words = f"{c['n']} days with both" if who == "Your own data" else \
+    n_words = f"{c['n']} days with both" if who != "Others in the dataset" else \
         f"{c['n']} subject-days of {c.get('n_subjects') or '?'} people"
     sense = ""
     if c["strength"] != "negligible" and direction != "none":
@@ -310,7 +310,10 @@ def render_relationships(rels: list[dict]) -> list[str]:
             out.append(f"  {reason_text('no_edge', x=_lc(r['x_name']), y=_lc(r['y_name']))[:1].upper()}"
                        f"{reason_text('no_edge', x=_lc(r['x_name']), y=_lc(r['y_name']))[1:]}.")
             continue
-        out.append("  " + _corr_words(r["individual"], r["x_name"], r["y_name"], "Your own data"))
+        if r.get("period"):
+            out.append("  " + _corr_words(r["period"], r["x_name"], r["y_name"], f"In {r['period']['label']}"))
+        out.append("  " + _corr_words(r["individual"], r["x_name"], r["y_name"],
+                                      "All your days up to then" if r.get("period") else "Your own data"))
         out.append("  " + _corr_words(r["population"], r["x_name"], r["y_name"], "Others in the dataset"))
         if r.get("pairing_note"):
             out.append(f"  Pairing: {r['pairing_note']}.")

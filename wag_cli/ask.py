@@ -274,6 +274,13 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
             })
             if r["w_global"] is None and r["has_edge"]:        # no as-of row: say why once
                 rels[-1]["population"]["reason"] = "not looked up, since " + rels[-1]["individual"]["reason"]
+            if parsed.period is not None and parsed.period.label and period.start is not None:
+                # the question names a period ("over the past month"): the pair over that period too
+                pr = fetch_dicts(con, _sql("pair_correlation_period.sql"), {
+                    "subject": sg.subject_id, "metric_x": r["node_x"], "metric_y": r["node_y"],
+                    "start": period.start, "end": period.end, "min_samples": weights["min_samples"]})[0]
+                rels[-1]["period"] = {**_corr(pr["spearman_rho"], pr["n"], pr["null_reason"], **names),
+                                      "label": period.describe()}
             cats = {catalog[m].category for m in (r["node_x"], r["node_y"]) if m in catalog}
             if "Sleep" in cats and len(cats) == 2:
                 # §2 dates sleep by the wake-up day and §5 pairs same-day values: say which night is meant
