@@ -109,3 +109,16 @@ def test_period_describe_and_json():
 def test_units_follow_the_question():
     assert parse_offline("How many hours did I sleep this week?", AS_OF).display_unit == "hours"
     assert parse_offline("How long did I sleep in the past 24 hours?", AS_OF).display_unit is None
+
+
+@pytest.mark.parametrize("question, a, b", [
+    ("Did my resting heart rate go up in March compared with February?", (date(2020, 3, 1), date(2020, 3, 31)),
+     (date(2020, 2, 1), date(2020, 2, 29))),
+    ("Was my heart rate higher in January than in December?", (date(2020, 1, 1), date(2020, 1, 31)),
+     (date(2019, 12, 1), date(2019, 12, 31))),
+])
+def test_two_named_months_are_compared(question, a, b):
+    """Two calendar months side by side, each the latest one on or before the reference day (§8)."""
+    kind, pa, pb = comparison_periods(question, resolve_period(question, date(2020, 3, 31)), date(2020, 3, 31))
+    assert kind == "months"
+    assert (pa.start, pa.end) == a and (pb.start, pb.end) == b

@@ -201,7 +201,9 @@ def comparison_periods(question: str, first: Period, as_of: date) -> tuple[str, 
       question naming no period compares over all history; the caller passes that period);
     * ``before_after`` — "before/after D": days before D (all history) vs D .. ``first.end``;
     * ``previous`` — "this week vs last week", "compared with the previous month": ``first`` vs the
-      equally long period just before it ("this month" vs "last month" = the previous calendar month).
+      equally long period just before it ("this month" vs "last month" = the previous calendar month);
+    * ``months`` — two named calendar months ("March compared with February"), each the latest one
+      on or before ``as_of``.
     """
     q = " ".join(question.lower().split())
     weekend = re.search(r"\bweekends?\b", q)
@@ -220,6 +222,16 @@ def comparison_periods(question: str, first: Period, as_of: date) -> tuple[str, 
                 raise ValueError(f"{dates[0][2]!r} is after the reference day {first.end.isoformat()}")
             return ("before_after", Period(None, d - timedelta(days=1), f"before {d.isoformat()}"),
                     Period(d, first.end, f"from {d.isoformat()}"))
+    months = [(mm.start(), MONTHS[mm[1]], mm[0]) for mm in re.finditer(rf"\b{_MONTH}(?! \d)\b", q)
+              if not (mm[1] == "may" and not re.search(r"\b(in|during|for|over|of|and|than|vs|with|to) may\b", q))]
+    distinct = list(dict.fromkeys(m_ for _p, m_, _t in months))
+    if len(distinct) == 2 and re.search(r"\b(compared?|comparing|vs|versus|than|against|and|to)\b", q):
+        # "March compared with February", "higher in January than in December": two calendar months,
+        # each the latest one on or before the reference day (the one named first is period a)
+        a_month, b_month = distinct
+        pa = _month_period(a_month, _year_for(a_month, 1, as_of), as_of, calendar.month_name[a_month])
+        pb = _month_period(b_month, _year_for(b_month, 1, as_of), as_of, calendar.month_name[b_month])
+        return ("months", pa, pb)
     m = _PREVIOUS.search(q) or _THIS_VS_LAST.search(q)
     if m:
         phrase = m.group(m.lastindex)
