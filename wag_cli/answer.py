@@ -459,6 +459,7 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
         guide = guidance_for(p.normal_range, p.measurement) if sg.method != "base" else ""
         if guide:
             lines.append(f"  General guidance: {guide}")
+    shown_with_primary = {p.companion.metric_id for p in sg.primaries if p.companion is not None}
     neigh, seen = [], {}
     for n in sg.neighbours:                     # a neighbour of two primaries is described once
         if n.metric_id in seen:
@@ -483,6 +484,9 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
                          f"(w_final {n.w_final:.2f}; {', '.join(why)}).")
             if n.relationship:
                 lines.append(f"  Why it matters: {n.relationship}")
+            if n.metric_id in shown_with_primary:     # its data is already shown beside the primary
+                lines.append("  Its values are shown above.")
+                continue
             for s in describe_node_data(n, sg, max_days=2, display_unit=unit, analysis=analysis):
                 lines.append(f"  {s}")
     recs = [(p, guidance_for(p.recommendations, p.measurement)) for p in sg.primaries] \
