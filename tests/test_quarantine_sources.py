@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from datetime import date
 from pathlib import Path
 
@@ -155,15 +156,19 @@ def _write_inputs(shared: Path, data: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def con(shared_data, tmp_path_factory):
+def built(shared_data, tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("quarantine_sources")
     data = tmp / "data"
     _write_inputs(shared_data, data)
-    db = tmp / "wag.duckdb"
-    res = run_dbt(["build", "--select", *MODELS, "--indirect-selection", "cautious"], db=db, data_dir=data,
-                  target=tmp / "target")
+    res = run_dbt(["build", "--select", *MODELS, "--indirect-selection", "cautious"], db=tmp / "wag.duckdb",
+                  data_dir=data, target=tmp / "target")
     assert res.success, res.exception or [(r.node.name, r.message) for r in res.result]
-    c = duckdb.connect(str(db), read_only=True)
+    return tmp
+
+
+@pytest.fixture(scope="module")
+def con(built):
+    c = duckdb.connect(str(built / "wag.duckdb"), read_only=True)
     yield c
     c.close()
 
@@ -305,3 +310,24 @@ def test_alternative_spellings_read_and_empty_cells_missing(con):
     summary = con.execute((REPO / "wag_cli" / "sql" / "rejected_summary.sql").read_text()).fetchall()
     assert sum(n for _, _, n, _ in summary) == 25 + 1 + 5 + 1
     assert ("globem/INS-W_5/FeatureData/screen.csv", "empty date", 1, "line 4 (pid INS-W_900)") in summary
+
+
+# A cell staging parses as a number (compiled wag_parse_number of a column) -> its column name.
+PARSED_COLUMN = re.compile(r"""try_cast\(nullif\(trim\(cast\(("[^"]+"|[A-Za-z_][A-Za-z0-9_]*) as varchar\)\), ''\) as double\)""")
+# Columns parsed as a number on purpose without a rejection: bmi falls back to text ('<19');
+# raw_value is GLOBEM's unpivoted cell, checked under its column's name.
+NOT_CHECKED = {"bmi", "raw_value", "value"}
+
+
+def test_every_numeric_column_staging_parses_is_checked(built):
+    """Guard against drift: every column a staging model of these files parses with wag_parse_number
+    has a '<column> is not a number' rule in the compiled raw_rejected (so a new column cannot be
+    added to staging and dropped silently)."""
+    compiled = built / "target" / "compiled" / "wag" / "models" / "staging"
+    rejected_sql = (compiled / "raw_rejected.sql").read_text()
+    checked = set(re.findall(r"'reason': '(.+?) is not a number'", rejected_sql))
+    parsed = {model: {c.strip('"') for c in PARSED_COLUMN.findall(next(compiled.glob(f"*/{model}.sql")).read_text())}
+              - NOT_CHECKED for model in MODELS[:-1]}
+    assert {m: sorted(cols - checked) for m, cols in parsed.items() if cols - checked} == {}
+    assert len(parsed["stg_lifesnaps__daily"]) >= 30 and len(parsed["stg_ifh_affect__sleep"]) == 17
+    assert "daily_temperature_variation" in checked and "temperature_delta" in checked
