@@ -130,8 +130,11 @@ where value is not null
   {#- on-run-start hook (dbt_project.yml): a `dbt build` whose data_dir holds none of the dataset folders
       (pmdata/, lifesnaps/, globem/, ifh_affect/ with at least one file) and no wide source stops with
       an error naming the folder, instead of replacing the warehouse with empty tables (DESIGN.md §2;
-      `wag build` checks the same before dbt runs). Set var allow_empty_data: true to build empty. -#}
-  {%- if execute and flags.WHICH in ('build', 'run', 'seed') and not var('allow_empty_data', false)
+      `wag build` checks the same before dbt runs). Runs with --select are not checked (they build single
+      models); var allow_empty_data: true builds empty on purpose. -#}
+  {%- set selected = invocation_args_dict.get('select') or invocation_args_dict.get('models') -%}
+  {#- a full run would replace every table; a --select run (tests of single models) may build empty -#}
+  {%- if execute and flags.WHICH in ('build', 'run', 'seed') and not selected and not var('allow_empty_data', false)
         and (var('wide_sources', []) | length) == 0 -%}
     {%- set found = [] -%}
     {%- for folder in ['pmdata', 'lifesnaps', 'globem', 'ifh_affect'] -%}

@@ -57,6 +57,43 @@ def parse_question(question: str, as_of: date, *, offline: bool = False, catalog
         raise UsageError(str(exc)) from None
 
 
+def reference_day_for(subject_id: str | None, as_of: date | None) -> tuple[date, str]:
+    """The reference day of `wag parse` and what it came from: ``--as-of``, else the subject's last day
+    with data (as `wag ask`), else today. UsageError for an unknown subject."""
+    if as_of is not None:
+        return as_of, "--as-of"
+    if subject_id:
+        with warehouse() as con:
+            return check_subject(con, subject_id)["last_day"], f"last day with data of {subject_id}"
+    return date.today(), "today (no --as-of or --subject given)"
+
+
+def no_metric_hint(question: str, catalog: dict, k: int = 3) -> tuple[str, list[str]]:
+    """(message, names) for a question that names no known metric: the ``k`` catalog metrics whose
+    name or alias is closest to the question's words (rapidfuzz WRatio), offered for the user to
+    choose — nothing is mapped silently."""
+    from rapidfuzz import fuzz
+
+    from .parse import _STOPWORDS, tokens
+
+    words = [w for w in tokens(question) if len(w) >= 3 and w not in _STOPWORDS]
+    score: dict[str, float] = {}
+    for m in catalog.values():
+        labels = [m.name.lower(), *(a.lower() for a in m.aliases)]
+        # how well the question's words cover the label: best word match per label word, averaged
+        s_best = 0.0
+        for label in labels:
+            parts = label.split()
+            s = sum(max((fuzz.ratio(p, w) for w in words), default=0.0) for p in parts) / len(parts)
+            s_best = max(s_best, s)
+        score[m.name] = s_best
+    best = [n for n, _s in sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))[:k]]
+    msg = ("the question names no metric this warehouse knows; did you mean "
+           + ", ".join(f"'{b.lower()}'" for b in best)
+           + "? Ask again naming one (`wag sql \"select metric_id, name from nodes\"` lists them all)")
+    return msg, best
+
+
 def check_subject(con: duckdb.DuckDBPyConnection, subject_id: str) -> dict:
     """The subject's period {dataset, first_day, last_day}; UsageError if unknown."""
     rows = fetch_dicts(con, _sql("subject_period.sql"), {"subject": subject_id})
@@ -148,10 +185,7 @@ def answer_question(
                 raise UsageError(f"{subject_id} has no numeric data with variation in {parsed.resolved_period.describe()}; "
                                  "ask about a period with data (--as-of)")
         if not metrics:
-            raise UsageError(
-                "the question names no metric this warehouse knows; name one, e.g. 'deep sleep', "
-                "'resting heart rate', 'steps' or 'stress' (`wag sql \"select metric_id, name from nodes\"` lists them)"
-            )
+            raise UsageError(no_metric_hint(question, catalog)[0])
         if not (first <= parsed.reference_day <= last):
             raise UsageError(
                 f"the question asks about {parsed.reference_day.isoformat()}, outside {subject_id}'s data "

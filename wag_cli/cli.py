@@ -288,24 +288,36 @@ def _cell(v) -> str:
 @app.command()
 def parse(
     question: Annotated[str, typer.Argument(help="The question, in quotes.")],
-    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Reference day YYYY-MM-DD (default: today).")] = None,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Reference day YYYY-MM-DD (default: the --subject's last day with data, else today).")] = None,
+    subject: Annotated[Optional[str], typer.Option("--subject", help="Subject id: its last day with data is the reference day, as in `wag ask`.")] = None,
     offline: Annotated[bool, typer.Option("--offline", help="Never call a language model.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Parse a question into metrics, window, reference day, openness and category (DESIGN.md §8)."""
-    from .ask import parse_question
+    from .ask import parse_question, reference_day_for
 
     try:
-        parsed = parse_question(question, _parse_day(as_of) or date.today(), offline=offline)
+        ref, ref_source = reference_day_for(subject, _parse_day(as_of))
+        parsed = parse_question(question, ref, offline=offline)
     except WagError as exc:
         _fail(exc, as_json)
     out = parsed.to_json()
+    out["as_of"] = ref.isoformat()
+    out["as_of_source"] = ref_source
+    if not parsed.metrics:
+        from .ask import no_metric_hint
+        from .catalog import load_catalog
+
+        out["closest_metrics"] = no_metric_hint(question, load_catalog())[1]
     if as_json:
         _print_json(out)
         return
     table = Table(title="QueryParse", show_header=False)
     for k in ("metrics", "window_days", "reference_day", "openness", "category", "source"):
         table.add_row(k, str(out.get(k)))
+    table.add_row("as of", f"{out['as_of']} ({ref_source})")
+    if out.get("closest_metrics"):
+        table.add_row("closest metrics", ", ".join(out["closest_metrics"]))
     console.print(table)
 
 

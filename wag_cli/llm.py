@@ -486,16 +486,29 @@ def _reject_constant(name: str):
 def parse_reply(content: str | None, schema: dict) -> tuple[Any, str | None]:
     """``(value, None)`` if ``content`` is JSON conforming to ``schema``, else ``(None, reason)``.
 
-    A single surrounding code fence (```json ... ```) is tolerated; NaN/Infinity are rejected.
+    A surrounding code fence (```json ... ```) is tolerated, and so is prose around the JSON (a
+    fenced block followed by an explanation, "Here is the JSON: {...}"): the first JSON value of the
+    reply is decoded and validated, nothing is repaired. NaN/Infinity are rejected.
     """
     if content is None or not content.strip():
         return None, "the reply was empty"
     text = content.strip()
-    m = re.fullmatch(r"```[A-Za-z0-9_-]*[ \t]*\n(.*)\n[ \t]*```", text, flags=re.DOTALL)
+    m = re.fullmatch(r"```[A-Za-z0-9_-]*[ \t]*\n(.*)\n[ \t]*```", text, flags=re.DOTALL) or \
+        re.search(r"```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n[ \t]*```", text, flags=re.DOTALL)
     if m:
-        text = m.group(1)
+        text = m.group(1).strip()
+    elif text[:1] not in "{[":
+        start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
+        if start > 0:
+            text = text[start:]
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        try:
+            value = json.loads(text, parse_constant=_reject_constant)
+        except json.JSONDecodeError as exc:
+            if exc.msg != "Extra data":
+                raise
+            # the first JSON value, followed by prose: decode that value only
+            value, _end = json.JSONDecoder(parse_constant=_reject_constant).raw_decode(text)
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
     except (ValueError, RecursionError) as exc:
