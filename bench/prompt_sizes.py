@@ -16,7 +16,7 @@ import sys
 
 QUESTIONS = [("How was my sleep this week?", 7),
              ("How did my sleep relate to my stress over the past 30 days?", 30)]
-SUBJECTS = ["pmdata:p01", "lifesnaps:621e2f9167b776a240011ccb", "ifh_affect:par_1", "globem:INS-W_620"]
+SUBJECTS = ["pmdata:p01", "lifesnaps:621e2f9167b776a240011ccb", "ifh_affect:par_1", "globem:INS-W_3/INS-W_620"]
 
 
 def main() -> None:
