@@ -34,11 +34,11 @@ def _render(monkeypatch, env: dict) -> dict:
 def test_path_is_anchored(monkeypatch, env, path):
     out = _render(monkeypatch, env)
     assert out["path"] == path
-    assert out["settings"]["temp_directory"] == path + ".tmp"
+    assert out["config_options"]["temp_directory"] == path + ".tmp"
 
 
 def test_memory_defaults_and_overrides(monkeypatch):
     out = _render(monkeypatch, {"WAG_DB": "/w.duckdb"})
-    assert out["settings"]["memory_limit"] == "4GB"
+    assert out["config_options"]["memory_limit"] == "4GB"
     out = _render(monkeypatch, {"WAG_DB": "/w.duckdb", "WAG_MEMORY_LIMIT": "1500MB", "WAG_TEMP_DIR": "/scratch"})
-    assert out["settings"] == {"memory_limit": "1500MB", "temp_directory": "/scratch"}
+    assert out["config_options"] == {"memory_limit": "1500MB", "temp_directory": "/scratch"}
