@@ -133,6 +133,7 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
     from ..answer import model_answer, offline_answer
     from ..ask import question_analysis
     from ..context import full_context
+    from ..dates import rolling
     from ..parse import parse
     from ..retrieve import retrieve
 
@@ -146,8 +147,11 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
         # what the question asks for (relationship, trend, comparison, ... and its unit) comes from the
         # text, as in `wag ask`; the metrics, period and openness are the tuple's gold fields, so every
         # condition answers the same question shape and differs only in context
+        # the gold period, labelled as the text names it (a named period gets its own correlation)
+        label = parsed_query.period.label if parsed_query.period is not None else ""
         gold_parsed = replace(parsed_query, metrics=list(q["metrics"]), reference_day=q["reference_day"],
-                              window_days=q["window_days"], openness=float(q["openness"]), period=None)
+                              window_days=q["window_days"], openness=float(q["openness"]),
+                              period=rolling(q["reference_day"], q["window_days"], label) if label else None)
     except Exception as exc:  # noqa: BLE001 - the parse is recorded, not used for retrieval
         parsed = {"error": str(exc)}
         gold_parsed = None
