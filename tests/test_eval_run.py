@@ -154,3 +154,20 @@ def test_conditions_answer_the_question_shape_like_wag_ask(env):
     for condition, correct, expected, answer in rows:
         assert f"{expected:+.2f}" in answer, (condition, expected, answer[:400])
         assert correct, condition
+
+
+def test_a_rebuilt_warehouse_is_flagged(env, built_db, tmp_path, monkeypatch):
+    """Stored queries and answers from an older build are kept (resumable) but the run says so."""
+    import os
+    import shutil
+    import time as _time
+
+    _invoke("eval", "queries", "--n", "2", "--offline")
+    copy = tmp_path / "rebuilt.duckdb"
+    shutil.copy(built_db, copy)
+    later = _time.time() + 120
+    os.utime(copy, (later, later))
+    monkeypatch.setenv("WAG_DB", str(copy))
+    res = CliRunner().invoke(app, ["eval", "run", "--experiment", "main", "--limit", "1", "--offline"])
+    assert res.exit_code == 0, res.output
+    assert "the warehouse was rebuilt" in res.output

@@ -175,6 +175,37 @@ def parse_cmd(
 # --------------------------------------------------------------------------- run
 
 
+def stale_warnings(con, con_e, queries: list[dict]) -> list[str]:
+    """Warnings when the stored query set does not belong to the warehouse being read: subjects the
+    warehouse no longer has, or a warehouse file rebuilt after the queries were generated (their
+    stored answers may then be stale)."""
+    import datetime as _dt
+
+    from ..paths import db_path
+
+    out = []
+    subjects = sorted({q["subject_id"] for q in queries})
+    known = {r[0] for r in con.execute("select distinct subject_id from metric_values where list_contains(?, subject_id)",
+                                       [subjects]).fetchall()}
+    missing = [s for s in subjects if s not in known]
+    if missing:
+        out.append(f"{len(missing)} of the {len(subjects)} subjects of the stored queries are not in the warehouse "
+                   f"(e.g. {missing[0]}): the query set was made from another build; run `wag eval queries` "
+                   "again, or set WAG_EVAL_DB to a new file")
+    made = con_e.execute("select max(created_at) from eval_queries").fetchone()[0]
+    if made is not None and getattr(made, "tzinfo", None) is not None:
+        made = made.astimezone().replace(tzinfo=None)
+    try:
+        built = _dt.datetime.fromtimestamp(db_path().stat().st_mtime)
+    except OSError:
+        built = None
+    if made is not None and built is not None and built > made:
+        out.append(f"the warehouse was rebuilt ({built:%Y-%m-%d %H:%M}) after the query set was generated "
+                   f"({made:%Y-%m-%d %H:%M}); answers stored before are kept and skipped — start a new "
+                   "WAG_EVAL_DB to measure the rebuilt warehouse")
+    return out
+
+
 @eval_app.command("run")
 def run_cmd(
     experiment: str = typer.Option("all", "--experiment", help="main (Base/RAG/WAG), exp_g, exp_l or all."),
@@ -207,6 +238,8 @@ def run_cmd(
             started = time.perf_counter()
             with warehouse() as con:
                 catalog = load_catalog(con)
+                for warning in stale_warnings(con, con_e, queries):
+                    cli.err_console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
                 with _progress() as prog:
                     bar = prog.add_task("answers" + (f" ({client.chat_model})" if client else " (offline)"),
                                         total=len(tasks))
