@@ -51,6 +51,11 @@
   w_final and the reason it was chosen. Bad arguments (eta outside [0, 1], window_days < 1, ref_day
   NULL) raise an error.
 -#}
+{%- set candidate_columns -%}
+w.node_x, w.node_y, w.w_prior, w.r_s_signed, w.n_s, w.r_s_reason, w.r_pop_signed, w.n_pop,
+           w.n_pop_subjects, w.r_pop_reason, w.p_prior, w.o_pop, w.i_ind, w.mu_pop, w.sigma_pop,
+           w.mu_s, w.sigma_s, w.w_global, w.fallback
+{%- endset -%}
 {%- set sql -%}
 create or replace macro {{ schema }}.wag_node_window(subject, ref_day, window_days,
     min_coverage := {{ var('min_window_coverage', 0.5) }}) as table
@@ -338,18 +343,14 @@ settings as (
 ),
 candidates as (
     -- global weights as of ref_day (§6 "As of"), or the full-history table when as_of := false
-    select w.node_x, w.node_y, w.w_prior, w.r_s_signed, w.n_s, w.r_s_reason, w.r_pop_signed, w.n_pop,
-           w.n_pop_subjects, w.r_pop_reason, w.p_prior, w.o_pop, w.i_ind, w.mu_pop, w.sigma_pop,
-           w.mu_s, w.sigma_s, w.w_global, w.fallback
+    select {{ candidate_columns }}
     from wag_edge_weights_as_of(subject, ref_day, (select list(node_id) from primaries where known),
                                 min_samples := min_samples, min_pop_subjects := min_pop_subjects,
                                 gamma_global := gamma_global, alpha_prior := alpha_prior,
                                 alpha_pop := alpha_pop, alpha_ind := alpha_ind) as w
     where as_of
     union all
-    select w.node_x, w.node_y, w.w_prior, w.r_s_signed, w.n_s, w.r_s_reason, w.r_pop_signed, w.n_pop,
-           w.n_pop_subjects, w.r_pop_reason, w.p_prior, w.o_pop, w.i_ind, w.mu_pop, w.sigma_pop,
-           w.mu_s, w.sigma_s, w.w_global, w.fallback
+    select {{ candidate_columns }}
     from edge_weights as w
     where not as_of
       and w.subject_id = subject

@@ -26,27 +26,13 @@ def run_dbt(args: list[str], *, db: Path, data_dir: Path, target: Path, extra_va
 
     Returns the dbtRunnerResult. The environment variables are restored afterwards.
     """
-    from dbt.cli.main import dbtRunner
+    from wag_cli.build import invoke_dbt_in_process
 
-    saved = {k: os.environ.get(k) for k in ("WAG_DB", "WAG_DATA_DIR", "DO_NOT_TRACK")}
-    os.environ.update({"WAG_DB": str(db), "WAG_DATA_DIR": str(data_dir), "DO_NOT_TRACK": "1"})
-    cwd = os.getcwd()
-    try:
-        os.chdir(REPO)
-        cli = [*args, "--target-path", str(target), "--log-path", str(target / "logs"), "--quiet"]
-        if extra_vars:
-            cli += ["--vars", extra_vars]
-        return dbtRunner().invoke(cli)
-    finally:
-        from wag_cli.build import release_dbt_duckdb
-
-        release_dbt_duckdb()
-        os.chdir(cwd)
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    cli = [*args, "--target-path", str(target), "--log-path", str(target / "logs"), "--quiet"]
+    if extra_vars:
+        cli += ["--vars", extra_vars]
+    env = {"WAG_DB": str(db), "WAG_DATA_DIR": str(data_dir), "DO_NOT_TRACK": "1"}
+    return invoke_dbt_in_process(cli, env, REPO)
 
 
 @pytest.fixture(scope="session")

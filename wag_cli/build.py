@@ -88,15 +88,35 @@ def run_build(
         shutil.rmtree(staging_dir, ignore_errors=True)   # a failed build's file; the warehouse is untouched
 
 
+def invoke_dbt_in_process(args: list[str], env: dict[str, str], project: Path, callbacks: list | None = None):
+    """Run ``dbtRunner().invoke(args)`` from ``project`` with ``env`` set for the call only.
+
+    The one place the project runs dbt in-process (``wag build``, ``wag eval alpha``, the tests): it
+    sets the environment variables and the working directory, releases dbt-duckdb's database
+    instance afterwards (so this process can open the file again) and restores both. Returns the
+    ``dbtRunnerResult``; nothing is raised for a failed run.
+    """
+    from dbt.cli.main import dbtRunner
+
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    cwd = os.getcwd()
+    try:
+        os.chdir(project)
+        return dbtRunner(callbacks=callbacks or []).invoke(args)
+    finally:
+        release_dbt_duckdb()
+        os.chdir(cwd)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def _invoke_dbt(project: Path, database: Path, data_dir: Path, dbt_vars: dict,
                 on_node: Callable[[str, str], None] | None) -> BuildResult:
     """``dbt build`` into ``database`` (WAG_DB points there for the run); the result, not raised."""
-    from dbt.cli.main import dbtRunner
-
-    env_saved = {k: os.environ.get(k) for k in ("WAG_DB", "WAG_DATA_DIR", "DO_NOT_TRACK")}
-    os.environ["WAG_DB"] = str(database)
-    os.environ["WAG_DATA_DIR"] = str(Path(data_dir).resolve())
-    os.environ.setdefault("DO_NOT_TRACK", "1")
 
     def callback(event) -> None:
         if on_node is None or event.info.name != "NodeFinished":
@@ -112,18 +132,9 @@ def _invoke_dbt(project: Path, database: Path, data_dir: Path, dbt_vars: dict,
         "--quiet",
         "--no-use-colors",
     ]
-    cwd = os.getcwd()
-    try:
-        os.chdir(project)
-        res = dbtRunner(callbacks=[callback]).invoke(args)
-    finally:
-        release_dbt_duckdb()
-        os.chdir(cwd)
-        for k, v in env_saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    env = {"WAG_DB": str(database), "WAG_DATA_DIR": str(Path(data_dir).resolve()),
+           "DO_NOT_TRACK": os.environ.get("DO_NOT_TRACK", "1")}
+    res = invoke_dbt_in_process(args, env, project, [callback])
 
     if res.exception is not None and res.result is None:
         raise WagError(f"dbt could not run: {_one_line(str(res.exception))}")

@@ -100,31 +100,16 @@ def compile_grid(grid: Grid) -> str:
     Call it while no connection holds the warehouse (dbt opens the file). Raises :class:`WagError`
     when dbt cannot compile the model.
     """
-    from dbt.cli.main import dbtRunner
-
-    from ..build import release_dbt_duckdb
+    from ..build import invoke_dbt_in_process
     from ..paths import data_dir, db_path, project_dir
 
     project = project_dir()
-    saved = {k: os.environ.get(k) for k in ("WAG_DB", "DO_NOT_TRACK")}
-    os.environ["WAG_DB"] = str(db_path())
-    os.environ.setdefault("DO_NOT_TRACK", "1")
-    cwd = os.getcwd()
+    env = {"WAG_DB": str(db_path()), "DO_NOT_TRACK": os.environ.get("DO_NOT_TRACK", "1")}
     with tempfile.TemporaryDirectory(prefix="wag_alpha_") as tmp:
         args = ["compile", "--select", "eval_alpha_grid", "--project-dir", str(project),
                 "--profiles-dir", str(project), "--target-path", tmp, "--log-path", tmp, "--log-level", "none",
                 "--vars", json.dumps({"alpha_grid_log10": grid.as_var(), "data_dir": str(data_dir())})]
-        try:
-            os.chdir(project)
-            res = dbtRunner().invoke(args)
-        finally:
-            release_dbt_duckdb()
-            os.chdir(cwd)
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+        res = invoke_dbt_in_process(args, env, project)
     results = getattr(res.result, "results", None) or []
     if not res.success or not results:
         raise WagError(f"dbt could not compile eval_alpha_grid: {res.exception or 'no result'}")
