@@ -130,6 +130,9 @@ select
     case when is_covered then window_mean end as window_mean,
     -- window mean against the usual level, in usual standard deviations (NULL when sd is 0/undefined)
     case when is_covered and usual_sd > 0 then (window_mean - usual_mean) / usual_sd end as window_dev_sd,
+    -- the same against the days before the window (what answers compare a period with), >= 2 days
+    case when is_covered and n_baseline_days >= 2 and baseline_sd > 0
+         then (window_mean - baseline_mean) / baseline_sd end as baseline_dev_sd,
     case when is_covered then window_min end as window_min,
     case when is_covered then window_max end as window_max,
     case when is_covered then zeta end as zeta,

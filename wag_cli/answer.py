@@ -193,12 +193,8 @@ def compare_to_usual(node: Node) -> str | None:
     mean, sd, _n, words = baseline_of(node)
     if d.window_mean is None or mean is None:
         return None
-    if getattr(d, "baseline_dev_sd", None) is not None:
-        dev = d.baseline_dev_sd
-    elif words == "up to the reference day":
-        dev = d.window_dev_sd                  # computed by wag_node_window
-    else:                                      # TODO(lead): a baseline_dev_sd column in wag_node_window
-        dev = (d.window_mean - mean) / sd if sd else None
+    # both deviations are computed by wag_node_window (SQL), against the baseline baseline_of chose
+    dev = d.window_dev_sd if words == "up to the reference day" else d.baseline_dev_sd
     if dev is None or abs(dev) < USUAL_BAND_SD:
         return "about your usual level"
     return f"{'above' if dev > 0 else 'below'} your usual level ({dev:+.1f} SD)"

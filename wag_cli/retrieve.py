@@ -54,6 +54,7 @@ class NodeData:
     n_window_days: int = 0
     window_mean: float | None = None
     window_dev_sd: float | None = None  # (window mean - usual mean) / usual sd, from wag_node_window
+    baseline_dev_sd: float | None = None  # (window mean - baseline mean) / baseline sd (days before the window)
     window_min: float | None = None
     window_max: float | None = None
     zeta: float | None = None
@@ -167,6 +168,7 @@ def _node_data(d: dict) -> NodeData:
         n_window_days=int(d.get("n_window_days") or 0),
         window_mean=d.get("window_mean"),
         window_dev_sd=d.get("window_dev_sd"),
+        baseline_dev_sd=d.get("baseline_dev_sd"),
         window_min=d.get("window_min"),
         window_max=d.get("window_max"),
         zeta=d.get("zeta"),

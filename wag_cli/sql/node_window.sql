@@ -14,6 +14,7 @@ select
     coalesce(w.n_window_days, 0)  as n_window_days,
     w.window_mean,
     w.window_dev_sd,
+    w.baseline_dev_sd,
     w.window_min,
     w.window_max,
     w.zeta,
