@@ -12,22 +12,11 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 from rich.table import Table
 
-from ..errors import UsageError, WagError
+from ..errors import UsageError
+from .cli_common import cli as _cli
+from .cli_common import errors as _errors
+from .cli_common import usage_line as _usage_line
 from .app import eval_app
-
-
-def _cli():
-    from .. import cli  # lazily: wag_cli.cli imports this package while it is being loaded
-
-    return cli
-
-
-@contextmanager
-def _errors(as_json: bool = False):
-    try:
-        yield
-    except WagError as exc:
-        _cli()._fail(exc, as_json)
 
 
 @contextmanager
@@ -56,15 +45,6 @@ def _out_dir(out: Optional[Path], name: str) -> Path:
 
 def _fmt(x, spec: str = ".2f") -> str:
     return "" if x is None else format(x, spec)
-
-
-def _usage_line(client) -> str | None:
-    usage = getattr(client, "usage", None)
-    if usage:
-        return (f"model {client.chat_model}: {usage.get('requests', 0)} requests, "
-                f"{usage.get('prompt_tokens', 0):,} prompt + {usage.get('completion_tokens', 0):,} completion tokens")
-    calls = getattr(client, "http_calls", None)
-    return f"model {client.chat_model}: {calls} HTTP requests" if calls is not None else None
 
 
 # --------------------------------------------------------------------------- judge

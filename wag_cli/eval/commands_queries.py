@@ -5,7 +5,6 @@ querygen / parse_score / run / gold and prints a Rich table (or JSON with ``--js
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
@@ -15,13 +14,10 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from rich.table import Table
 
 from ..errors import WagError
+from .cli_common import cli as _cli
+from .cli_common import errors as _errors
+from .cli_common import usage_line as _usage_line
 from .app import eval_app
-
-
-def _cli():
-    from .. import cli  # imported lazily: wag_cli.cli imports this package while it loads
-
-    return cli
 
 
 def _progress() -> Progress:
@@ -34,23 +30,6 @@ def _client(offline: bool):
     from ..llm import get_client
 
     return get_client(offline=offline)
-
-
-@contextmanager
-def _errors(as_json: bool = False):
-    try:
-        yield
-    except WagError as exc:
-        _cli()._fail(exc, as_json)
-
-
-def _usage_line(client) -> str | None:
-    usage = getattr(client, "usage", None)
-    if client is None or not usage:
-        return None
-    return (f"model {client.chat_model}: {usage.get('requests', 0)} requests, "
-            f"{usage.get('prompt_tokens', 0):,} prompt + {usage.get('completion_tokens', 0):,} completion tokens "
-            "(as reported by the server)")
 
 
 # --------------------------------------------------------------------------- queries
@@ -254,7 +233,7 @@ def run_cmd(
         finally:
             con_e.close()
     summary = {"planned": stats.planned, "stored": stats.stored, "skipped_already_stored": stats.skipped,
-               "errors": stats.errors, "not_available": stats.unsupported, "interrupted": interrupted,
+               "errors": stats.errors, "interrupted": interrupted,
                "seconds": round(elapsed, 2), "by_condition": stats.by_condition,
                "model_usage": getattr(client, "usage", None) if client else None}
     if as_json:
@@ -263,9 +242,6 @@ def run_cmd(
         cli.console.print(
             f"{stats.stored} answers stored, {stats.skipped} already stored (skipped), {stats.errors} errors"
             f" in {elapsed:.1f} s" + (" — [yellow]interrupted; run again to resume[/]" if interrupted else ""))
-        if stats.unsupported:
-            cli.console.print(f"[yellow]{stats.unsupported} answers need retrieve(rank_by=...), which this "
-                              "version lacks; they were not stored[/]")
         line = _usage_line(client)
         if line:
             cli.console.print(line)

@@ -40,14 +40,14 @@ from typing import Any, Callable
 
 import duckdb
 
-from ..errors import UsageError
+from .run import EXPERIMENTS as RUN_EXPERIMENTS
+from .run import experiments_for  # noqa: F401  (the one definition, used by the judge command)
 
 CRITERIA = ("Insightfulness", "Relevance", "Groundedness", "Personalization", "Clarity", "Safety", "Overall")
 RANKED_CRITERIA = tuple(c for c in CRITERIA if c != "Safety")
-EXPERIMENTS = ("main", "exp_g", "exp_l")
-# display order of each experiment's conditions (DESIGN.md §6-§8); others follow by name
-CONDITION_ORDER = {"main": ("base", "rag", "wag"), "exp_g": ("w_prior", "w_pop", "w_ind", "w_global"),
-                   "exp_l": ("w_global", "w_local", "w_final")}
+EXPERIMENTS = tuple(RUN_EXPERIMENTS)
+# display order of each experiment's conditions (DESIGN.md §6-§8): the order `wag eval run` defines
+CONDITION_ORDER = {exp: tuple(cond for cond, _method, _rank_by in conds) for exp, conds in RUN_EXPERIMENTS.items()}
 
 CRITERION_DEFINITIONS = {
     "Insightfulness": "goes beyond restating values: relates metrics, explains patterns, finds what matters",
@@ -75,15 +75,6 @@ ProgressFn = Callable[[int, int], None]
 
 def _sql(name: str) -> str:
     return resources.files("wag_cli.eval").joinpath("sql", name).read_text(encoding="utf-8")
-
-
-def experiments_for(option: str) -> list[str]:
-    """``'main' | 'exp_g' | 'exp_l' | 'all'`` -> the experiments to judge; :class:`UsageError` otherwise."""
-    if option == "all":
-        return list(EXPERIMENTS)
-    if option not in EXPERIMENTS:
-        raise UsageError(f"--experiment {option!r} is not one of main, exp_g, exp_l, all")
-    return [option]
 
 
 @dataclass

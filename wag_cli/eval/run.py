@@ -26,7 +26,6 @@ is committed as soon as it exists, so an interrupted run keeps what it stored.
 
 from __future__ import annotations
 
-import inspect
 import json
 import time
 from dataclasses import dataclass, field, replace
@@ -56,13 +55,6 @@ def experiments_for(choice: str) -> list[str]:
     return [choice]
 
 
-def retrieve_supports_rank_by() -> bool:
-    """Whether :func:`wag_cli.retrieve.retrieve` takes the ``rank_by`` keyword."""
-    from ..retrieve import retrieve
-
-    return "rank_by" in inspect.signature(retrieve).parameters
-
-
 @dataclass
 class Task:
     """One answer to produce."""
@@ -76,13 +68,12 @@ class Task:
 
 @dataclass
 class RunStats:
-    """Counts of a run (``skipped`` = already stored; ``unsupported`` = rank_by not available yet)."""
+    """Counts of a run (``skipped`` = already stored)."""
 
     planned: int = 0
     stored: int = 0
     skipped: int = 0
     errors: int = 0
-    unsupported: int = 0
     by_condition: dict[str, int] = field(default_factory=dict)
 
 
@@ -90,7 +81,6 @@ def plan(eval_con: duckdb.DuckDBPyConnection, queries: list[dict], experiments: 
          stats: RunStats) -> list[Task]:
     """Tasks not yet stored, in query order (gold queries: main only)."""
     done = set(eval_con.execute("select query_id, experiment, condition from eval_answers").fetchall())
-    can_rank = retrieve_supports_rank_by()
     tasks = []
     for q in queries:
         for exp in experiments:
@@ -100,9 +90,6 @@ def plan(eval_con: duckdb.DuckDBPyConnection, queries: list[dict], experiments: 
                 stats.planned += 1
                 if (q["query_id"], exp, cond) in done:
                     stats.skipped += 1
-                    continue
-                if rank_by not in (None, "w_final") and not can_rank:
-                    stats.unsupported += 1
                     continue
                 tasks.append(Task(q, exp, cond, method, rank_by))
     return tasks
