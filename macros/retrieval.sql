@@ -169,6 +169,11 @@ select
 from (select 1 as one) as o
 left join pair_rho as r on true;
 
+-- Global edge weights of one subject as of ref_day t (DESIGN.md §6 "As of"): C_s(x) = metrics with
+-- two or more distinct values up to t; individual Spearman over the subject's paired days <= t
+-- (exact, per query); population Spearman from the last monthly snapshot <= t of
+-- correlations_population_snapshots (pop_as_of_day; thresholds min_samples / min_pop_subjects applied
+-- to its n and n_subjects here); then wag_hbm. One row per (node_x in primary_nodes, node_y in C_s(x)).
 create or replace macro {{ schema }}.wag_edge_weights_as_of(
     subject, ref_day, primary_nodes,
     min_samples := {{ var('min_samples') }},
@@ -212,55 +217,44 @@ asof_candidates as (
     inner join asof_varying as v on v.metric_id = d.node_y
     cross join asof_subject as s
 ),
+asof_x_values as (
+    -- the primaries' own days first: joining them to the other metrics by day keeps the pair join
+    -- to |days of x| x |metrics per day| rows instead of every metric against every metric
+    select s.metric_id as node_x, s.day, s.value
+    from asof_subject_values as s inner join asof_x as x on x.node_x = s.metric_id
+),
 asof_pairs_ind as (
     select c.node_x, c.node_y, a.value as value_x, b.value as value_y
-    from asof_candidates as c
-    inner join asof_subject_values as a on a.metric_id = c.node_x
-    inner join asof_subject_values as b on b.metric_id = c.node_y and b.day = a.day
+    from asof_x_values as a
+    inner join asof_subject_values as b on b.day = a.day
+    inner join asof_candidates as c on c.node_x = a.node_x and c.node_y = b.metric_id
 ),
 asof_ind as (
     {{ spearman('asof_pairs_ind', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples') }}
 ),
-asof_pop_full as (
-    -- t on or after the dataset's last day, with the build's thresholds: the pooled subject-days <= t are
-    -- the whole history, so the precomputed correlations_population are exactly the as-of ones
-    select
-        ref_day >= (select max(last_day) from subject_summary where dataset = (select dataset from asof_subject))
-        and min_samples = {{ var('min_samples') }} and min_pop_subjects = {{ var('min_pop_subjects') }} as is_full
-),
-asof_needed as (
-    select node_x as metric_id from asof_x
-    union
-    select node_y as metric_id from asof_candidates
-),
-asof_pop_values as (
-    select v.subject_id, v.metric_id, v.day, v.value
-    from metric_values as v
-    inner join asof_needed as m on m.metric_id = v.metric_id
-    where v.dataset = (select dataset from asof_subject)
-      and not (select is_full from asof_pop_full)
-      and v.day <= ref_day and v.value is not null
-),
-asof_pairs_pop as (
-    select c.node_x, c.node_y, a.subject_id, a.value as value_x, b.value as value_y
-    from asof_candidates as c
-    inner join asof_pop_values as a on a.metric_id = c.node_x
-    inner join asof_pop_values as b
-        on b.metric_id = c.node_y and b.subject_id = a.subject_id and b.day = a.day
-),
-asof_pop_computed as (
-    {{ spearman('asof_pairs_pop', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples',
-                subject_col='subject_id', min_subjects='min_pop_subjects') }}
+asof_pop_snapshot as (
+    -- population evidence: the last monthly snapshot <= t of correlations_population_snapshots (the
+    -- dataset's subject-days <= that day pooled; the full history once t reaches the dataset's last
+    -- paired day). §6 "As of" allows it; pop_as_of_day states it in every row.
+    select max(p.snapshot_day) as snapshot_day
+    from correlations_population_snapshots as p
+    where p.dataset = (select dataset from asof_subject) and p.snapshot_day <= ref_day
 ),
 asof_pop as (
-    select node_x, node_y, n, n_subjects, spearman_rho, null_reason from asof_pop_computed
-    union all
-    select c.node_x, c.node_y, p.n, p.n_subjects, p.spearman_rho_signed as spearman_rho, p.null_reason
+    select
+        c.node_x, c.node_y, p.n, p.n_subjects, p.rho_unchecked, p.snapshot_day,
+        {{ spearman_checked_reason('p.n', 'p.n_subjects', 'p.variance_reason', 'min_samples', 'min_pop_subjects') }}
+            as null_reason
     from asof_candidates as c
-    inner join correlations_population as p
+    inner join correlations_population_snapshots as p
         on p.dataset = c.dataset
+       and p.snapshot_day = (select snapshot_day from asof_pop_snapshot)
        and p.node_a = least(c.node_x, c.node_y) and p.node_b = greatest(c.node_x, c.node_y)
-    where (select is_full from asof_pop_full)
+),
+asof_pop_checked as (
+    select node_x, node_y, n, n_subjects, snapshot_day, null_reason,
+           case when null_reason is null then rho_unchecked end as spearman_rho
+    from asof_pop
 ),
 asof_observed as (
     select
@@ -271,7 +265,9 @@ asof_observed as (
         pop.n_subjects                     as n_pop_subjects,
         case when pop.spearman_rho is not null then {{ fisher_z('pop.spearman_rho') }} end as fz_pop,
         case when pop.spearman_rho is not null then {{ fisher_se('pop.n') }} end           as se_pop,
-        coalesce(pop.null_reason, case when pop.n is null then 'n_below_min' end)        as r_pop_reason,
+        coalesce(pop.null_reason, case when (select snapshot_day from asof_pop_snapshot) is null then 'no_population_snapshot'
+                                       when pop.n is null then 'n_below_min' end) as r_pop_reason,
+        (select snapshot_day from asof_pop_snapshot) as pop_as_of_day,
         abs(ind.spearman_rho)              as r_s,
         ind.spearman_rho                   as r_s_signed,
         coalesce(ind.n, 0)                 as n_s,
@@ -279,7 +275,7 @@ asof_observed as (
         case when ind.spearman_rho is not null then {{ fisher_se('ind.n') }} end           as se_s,
         coalesce(ind.null_reason, case when ind.n is null then 'n_below_min' end)        as r_s_reason
     from asof_candidates as c
-    left join asof_pop as pop on pop.node_x = c.node_x and pop.node_y = c.node_y
+    left join asof_pop_checked as pop on pop.node_x = c.node_x and pop.node_y = c.node_y
     left join asof_ind as ind on ind.node_x = c.node_x and ind.node_y = c.node_y
 ),
 asof_weights as (
@@ -293,7 +289,7 @@ select
     r_s, r_s_signed, cast(n_s as integer) as n_s, fz_s, se_s, r_s_reason,
     p_prior, o_pop, i_ind, v_pop, u_ind, q_prior, mu_pop, sigma_pop, mu_s, sigma_s,
     w_global, fallback, w_pop_ablation, w_ind_ablation,
-    ref_day as as_of_day
+    ref_day as as_of_day, pop_as_of_day
 from asof_weights;
 
 create or replace macro {{ schema }}.wag_retrieve(
@@ -346,14 +342,14 @@ settings as (
 ),
 candidates as (
     -- global weights as of ref_day (§6 "As of"), or the full-history table when as_of := false
-    select {{ candidate_columns }}
+    select {{ candidate_columns }}, w.pop_as_of_day
     from wag_edge_weights_as_of(subject, ref_day, (select list(node_id) from primaries where known),
                                 min_samples := min_samples, min_pop_subjects := min_pop_subjects,
                                 gamma_global := gamma_global, alpha_prior := alpha_prior,
                                 alpha_pop := alpha_pop, alpha_ind := alpha_ind) as w
     where as_of
     union all
-    select {{ candidate_columns }}
+    select {{ candidate_columns }}, cast(null as date) as pop_as_of_day
     from edge_weights as w
     where not as_of
       and w.subject_id = subject
@@ -464,7 +460,8 @@ select
     cast(null as varchar)       as r_pop_reason,
     rank_by                     as rank_by,
     cast(null as double)        as rank_weight,
-    (select budget from settings) as budget
+    (select budget from settings) as budget,
+    cast(null as date)          as pop_as_of_day
 from primaries as p
 left join window_stats as ws on ws.metric_id = p.node_id
 union all
@@ -504,7 +501,8 @@ select
     r.r_pop_reason,
     rank_by                     as rank_by,
     r.rank_weight,
-    s.budget
+    s.budget,
+    r.pop_as_of_day
 from ranked as r
 cross join settings as s
 where r.rank <= s.k_per_primary or include_unselected

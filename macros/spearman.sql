@@ -98,3 +98,16 @@ inner join (
 {% macro spark__wag_group_key(columns) -%}
   xxhash64({{ columns | join(', ') }})
 {%- endmacro %}
+
+
+{% macro spearman_checked_reason(n, n_subjects, variance_reason, min_samples, min_subjects) -%}
+  {#- The validity rule of DESIGN.md §5 applied to a correlation computed without thresholds (spearman()
+      with min_samples 0 and min_subjects 0, whose null_reason is then only a zero-variance reason):
+      'n_below_min', the variance reason, 'too_few_subjects' (that order, as spearman()), NULL when valid.
+      n_subjects NULL (individual correlations) skips the subject rule. -#}
+  case
+      when {{ n }} < {{ min_samples }} then 'n_below_min'
+      when {{ variance_reason }} is not null then {{ variance_reason }}
+      when {{ n_subjects }} < {{ min_subjects }} then 'too_few_subjects'
+  end
+{%- endmacro %}

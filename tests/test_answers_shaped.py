@@ -69,11 +69,14 @@ def test_relationship_is_the_pairs_as_of_correlation(wh, values):
     assert rel["individual"]["n"] == len(x)
     assert rel["individual"]["rho"] == pytest.approx(rho, abs=1e-9)
     assert rel["as_of"] == AS_OF
-    # population: every subject of the dataset, paired days <= t, ranks over the pooled sample
-    ds = values[(values.dataset == "pmdata") & (values.day <= AS_OF)]
+    # population: every subject of the dataset, paired days up to the last month-end <= t (the monthly
+    # snapshot of DESIGN.md §6 "As of"; t = 2020-01-15 -> 2019-12-31), ranks over the pooled sample
+    snapshot = date(2019, 12, 31)
+    assert rel["population"]["as_of"] == snapshot
+    ds = values[(values.dataset == "pmdata") & (values.day <= snapshot)]
     px, py = [], []
     for s in ds.subject_id.unique():
-        a, b = _paired(ds, s, "total_sleep_duration", "steps_taken", AS_OF)
+        a, b = _paired(ds, s, "total_sleep_duration", "steps_taken", snapshot)
         px.append(a)
         py.append(b)
     px, py = np.concatenate(px), np.concatenate(py)
@@ -82,6 +85,7 @@ def test_relationship_is_the_pairs_as_of_correlation(wh, values):
     # the answer quotes it, with the day it is as of
     assert f"{rho:+.2f} over {len(x)} days" in res.answer.text
     assert "as of 2020-01-15" in res.answer.text
+    assert f"{len(px)} subject-days of" in res.answer.text and "up to 2019-12-31" in res.answer.text
     # time asleep (the companion of time in bed) is paired as well
     asleep = rels[("asleep_duration", "steps_taken")]
     ax, ay = _paired(values, SUBJECT, "asleep_duration", "steps_taken", AS_OF)

@@ -54,8 +54,9 @@ def ref_day(built_db):
 
 @pytest.mark.parametrize("which", ["day 30", "dataset's last day"])
 def test_as_of_weights_equal_scipy_numpy_on_days_up_to_t(built_db, ref_day, which):
-    """Day 30 computes the pooled correlations on the fly; on the dataset's last day the macro reads the
-    precomputed correlations_population (the same sample): both must equal scipy on days <= t."""
+    """Individual correlations over the subject's days <= t; population correlations from the last
+    monthly snapshot <= t (§6 "As of": the dataset's subject-days up to the last month-end <= t, or the
+    whole history once t reaches the dataset's last paired day): both must equal scipy on those days."""
     con = duckdb.connect(str(built_db), read_only=True)
     if which != "day 30":
         ref_day = con.execute("select max(day) from metric_values where dataset = 'pmdata'").fetchone()[0]
@@ -63,24 +64,40 @@ def test_as_of_weights_equal_scipy_numpy_on_days_up_to_t(built_db, ref_day, whic
         mv = con.execute("select subject_id, metric_id, day, value from metric_values "
                          "where dataset = 'pmdata' and value is not null and day <= ?", [ref_day]).df()
         edges = con.sql("select * from edges").df()
+        mv_all = con.execute("select subject_id, metric_id, day, value from metric_values "
+                             "where dataset = 'pmdata' and value is not null").df()
         got = con.execute("select * from wag_edge_weights_as_of(?, ?, [?]) order by node_y",
                           [SUBJECT, ref_day, PRIMARY]).df()
     finally:
         con.close()
     assert (got["as_of_day"] == pd.Timestamp(ref_day)).all()
+    # the population snapshot day, independently: the last month-end <= t, or the dataset's last day on
+    # which any two edge metrics are both recorded (the full history) when that is <= t
+    t = pd.Timestamp(ref_day)
+    month_end = t if t == t + pd.offsets.MonthEnd(0) else t - pd.offsets.MonthEnd(1)
+    wide_all = mv.pivot_table(index=["subject_id", "day"], columns="metric_id", values="value")
+    wide_history = mv_all.pivot_table(index=["subject_id", "day"], columns="metric_id", values="value")
+    paired_days = [wide_history[[a, b]].dropna().index.get_level_values("day").max()
+                   for a, b in zip(edges.node_a, edges.node_b) if a in wide_history and b in wide_history]
+    last_paired = max(d for d in paired_days if pd.notna(d))
+    snapshot = max(month_end, pd.Timestamp(last_paired)) if pd.Timestamp(last_paired) <= t else month_end
+    assert (got["pop_as_of_day"] == snapshot).all()
+    pooled = mv[mv["day"] <= snapshot]
     mine = mv[mv.subject_id == SUBJECT]
     varying = {m for m, g in mine.groupby("metric_id") if g["value"].nunique() >= 2}
     nbrs = pd.concat([edges.loc[edges.node_a == PRIMARY, ["node_b", "w_prior"]].rename(columns={"node_b": "y"}),
                       edges.loc[edges.node_b == PRIMARY, ["node_a", "w_prior"]].rename(columns={"node_a": "y"})])
     cand = nbrs[nbrs["y"].isin(varying)].sort_values("y")
     assert list(got["node_y"]) == list(cand["y"])          # C_s(x) as of t, nothing more or less
-    wide = mv.pivot_table(index=["subject_id", "day"], columns="metric_id", values="value")
+    wide = wide_all
+    wide_pooled = pooled.pivot_table(index=["subject_id", "day"], columns="metric_id", values="value")
     fz_pop, se_pop, fz_s, se_s = [], [], [], []
     for y, row in zip(cand["y"], got.itertuples()):
-        pair = wide[[PRIMARY, y]].dropna() if PRIMARY in wide and y in wide else pd.DataFrame()
+        pair = wide_pooled[[PRIMARY, y]].dropna() if PRIMARY in wide_pooled and y in wide_pooled else pd.DataFrame()
         n_subj = pair.index.get_level_values("subject_id").nunique() if len(pair) else 0
         r_pop = _spearman(pair[PRIMARY].to_numpy(), pair[y].to_numpy(), n_subj) if len(pair) else None
-        own = pair.loc[SUBJECT] if len(pair) and SUBJECT in pair.index.get_level_values(0) else pd.DataFrame()
+        mine_pair = wide[[PRIMARY, y]].dropna() if PRIMARY in wide and y in wide else pd.DataFrame()
+        own = mine_pair.loc[SUBJECT] if len(mine_pair) and SUBJECT in mine_pair.index.get_level_values(0) else pd.DataFrame()
         r_s = _spearman(own[PRIMARY].to_numpy(), own[y].to_numpy()) if len(own) else None
         assert row.n_s == len(own) and row.n_pop == len(pair), y
         for r, got_r in ((r_pop, row.r_pop_signed), (r_s, row.r_s_signed)):

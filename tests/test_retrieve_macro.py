@@ -41,9 +41,9 @@ def _make_fixture(db):
     # the as-of path (default) reads edges + metric_values; these tests rank the hand-set full-history
     # weights above, so they call wag_retrieve with as_of := false
     con.execute("create table edges (node_a varchar, node_b varchar, w_prior double)")
-    con.execute("create table subject_summary (dataset varchar, subject_id varchar, last_day date)")
-    con.execute("create table correlations_population (dataset varchar, node_a varchar, node_b varchar, n integer, "
-                "n_subjects integer, spearman_rho_signed double, null_reason varchar)")
+    con.execute("create table correlations_population_snapshots (dataset varchar, snapshot_day date, "
+                "node_a varchar, node_b varchar, n integer, n_subjects integer, rho_unchecked double, "
+                "variance_reason varchar)")
     con.execute("create table nodes as select unnest(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'z']) as metric_id")
     con.execute("create table metric_values (dataset varchar, subject_id varchar, metric_id varchar, day date, value double, value_text varchar)")
     data = {}

@@ -11,7 +11,7 @@ described in ``prompts``). Its keys:
 * ``display_unit`` — the unit the question asks in ("hours") or None;
 * ``relationships`` — per pair of asked metrics: ``{x, y, x_name, y_name, has_edge, relationship,
   individual: {rho, n, strength, direction, reason}, population: {rho, n, n_subjects, strength,
-  direction, reason}, as_of}`` (as-of correlations of §5-§6; ``rho`` None with a ``reason``);
+  direction, reason, as_of (the pooled days' last day: the monthly snapshot <= t)}, as_of}`` (as-of correlations of §5-§6; ``rho`` None with a ``reason``);
 * ``influences`` — ``{metric, name, as_of, neighbours: [{metric_id, name, w_global, individual,
   population, relationship}]}``: X's candidates ranked by the as-of W_global;
 * ``trends`` — per metric: Theil-Sen ``slope_per_week`` with ``low_per_week``/``high_per_week``
@@ -289,7 +289,8 @@ def _corr_words(c: dict, x_name: str, y_name: str, who: str) -> str:
         return f"{who}: no correlation ({c.get('reason')})."
     direction = "positive" if c["rho"] > 0 else "negative" if c["rho"] < 0 else "none"
     n_words = f"{c['n']} days with both" if who != "Others in the dataset" else \
-        f"{c['n']} subject-days of {c.get('n_subjects') or '?'} people"
+        f"{c['n']} subject-days of {c.get('n_subjects') or '?'} people" + \
+        (f" up to {c['as_of']}" if c.get("as_of") else "")
     sense = ""
     if c["strength"] != "negligible" and direction != "none":
         sense = (f": on days with more {_lc(x_name)}, {_lc(y_name)} tended to be "
@@ -343,6 +344,8 @@ def render_influences(inf: dict) -> list[str]:
             ev = f"no personal correlation ({ind.get('reason')})"
         if pop.get("rho") is not None:
             ev += f"; others rho {pop['rho']:+.2f} over {pop['n']} subject-days"
+            if pop.get("as_of"):
+                ev += f" up to {pop['as_of']}"
         out.append(f"{k}. {n['name']} — weight {n['w_global']:.2f}; {ev}.")
     return out
 
@@ -471,7 +474,8 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
             if n.r_s_signed is not None and n.n_s:
                 why.append(f"your own data: Spearman rho {n.r_s_signed:+.2f} over {n.n_s} days")
             elif n.r_pop_signed is not None and n.n_pop:
-                why.append(f"population data: rho {n.r_pop_signed:+.2f} over {n.n_pop} subject-days")
+                why.append(f"population data: rho {n.r_pop_signed:+.2f} over {n.n_pop} subject-days"
+                           + (f" up to {n.pop_as_of_day.isoformat()}" if n.pop_as_of_day else ""))
             else:
                 why.append("prior knowledge")
             if n.w_local is not None:

@@ -229,14 +229,22 @@ def _jsonable(obj):
     return obj
 
 
-def _corr(rho, n, reason, n_subjects=None, **names) -> dict:
-    """One correlation of the analysis: rho (signed), n, strength and direction words, or the reason."""
+def _corr(rho, n, reason, n_subjects=None, as_of=None, **names) -> dict:
+    """One correlation of the analysis: rho (signed), n, strength and direction words, or the reason;
+    ``as_of`` (population): the day of the monthly snapshot the pooled days end on (DESIGN.md §6)."""
     out = {"rho": rho, "n": n, "strength": strength_word(rho),
            "direction": None if rho is None else ("positive" if rho > 0 else "negative" if rho < 0 else "none"),
            "reason": None if rho is not None else reason_text(reason or "no_estimate", **names)}
     if n_subjects is not None or "day" in names:
         out["n_subjects"] = n_subjects
+    if as_of is not None:
+        out["as_of"] = as_of
     return out
+
+
+def _pop_names(names: dict, pop_as_of_day) -> dict:
+    """The reason-text names of a population correlation: its day is the snapshot's, not t."""
+    return {**names, "day": pop_as_of_day.isoformat()} if pop_as_of_day is not None else names
 
 
 def _pair_reason(row: dict, side: str, names: dict) -> str:
@@ -304,7 +312,8 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
                 "has_edge": bool(r["has_edge"]), "relationship": r["relationship"], "as_of": t,
                 "individual": _corr(r["r_s_signed"], r["n_s"], _pair_reason(r, "r_s", names), **names),
                 "population": _corr(r["r_pop_signed"], r["n_pop"], _pair_reason(r, "r_pop", names),
-                                    n_subjects=r["n_pop_subjects"], **names),
+                                    n_subjects=r["n_pop_subjects"], as_of=r["pop_as_of_day"],
+                                    **_pop_names(names, r["pop_as_of_day"])),
             })
             if r["w_global"] is None and r["has_edge"]:        # no as-of row: say why once
                 rels[-1]["population"]["reason"] = "not looked up, since " + rels[-1]["individual"]["reason"]
@@ -339,7 +348,8 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
                           "fallback": r["fallback"], "relationship": r["relationship"],
                           "individual": _corr(r["r_s_signed"], r["n_s"], r["r_s_reason"], **names),
                           "population": _corr(r["r_pop_signed"], r["n_pop"], r["r_pop_reason"],
-                                              n_subjects=r["n_pop_subjects"], **names)})
+                                              n_subjects=r["n_pop_subjects"], as_of=r["pop_as_of_day"],
+                                              **_pop_names(names, r["pop_as_of_day"]))})
         out["influences"] = {"metric": x, "name": name(x), "as_of": t, "neighbours": neigh}
     shown = _display_metrics(numeric)
     if parsed.intent == "trend" and shown:

@@ -161,8 +161,10 @@ def _knowledge_line(n: Node, short: bool = False) -> str | None:
 
 
 def _edges_table(neigh: list[Node]) -> list[str]:
+    pooled = next((n.pop_as_of_day for n in neigh if n.pop_as_of_day is not None), None)
+    pop_head = f"population rho (subject-days up to {pooled.isoformat()})" if pooled else "population rho (days)"
     out = ["edges (primary | neighbour | rank | w_final | w_global | w_local | your rho (days) | "
-           "population rho (days) | relationship):"]
+           f"{pop_head} | relationship):"]
     for n in neigh:
         mine = f"{num(n.r_s_signed)} ({n.n_s})" if n.r_s_signed is not None else (n.r_s_reason or "-")
         pop = f"{num(n.r_pop_signed)} ({n.n_pop})" if n.r_pop_signed is not None else (n.r_pop_reason or "-")

@@ -92,6 +92,7 @@ class Node:
     n_pop_subjects: int | None = None
     r_s_reason: str | None = None       # why r_s is NULL (n_below_min, zero_variance_x, ...)
     r_pop_reason: str | None = None
+    pop_as_of_day: date | None = None   # the population correlations pool subject-days up to here (§6 snapshot)
     rank_by: str | None = None          # the weight column that ranked this neighbour
     rank_weight: float | None = None    # its value
     relationship: str | None = None
@@ -121,6 +122,12 @@ class Subgraph:
     @property
     def neighbours(self) -> list[Node]:
         return [n for n in self.nodes if n.role == "neighbour"]
+
+    @property
+    def population_as_of(self) -> date | None:
+        """Last day of the pooled subject-days behind the population correlations: the last monthly
+        snapshot <= the reference day (DESIGN.md §6 "As of"); None without as-of weights or neighbours."""
+        return next((n.pop_as_of_day for n in self.neighbours if n.pop_as_of_day is not None), None)
 
     def to_json(self, *, include_knowledge: bool = True) -> dict:
         """JSON-serialisable dict (dates as ISO strings)."""
@@ -152,6 +159,7 @@ class Subgraph:
             "budget": self.budget,
             "rank_by": self.rank_by,
             "weights_as_of": self.reference_day if self.as_of else "full history",
+            "population_as_of": self.population_as_of,
             "nodes": nodes,
         })
 
@@ -261,6 +269,7 @@ def retrieve(
             n_pop_subjects=r["n_pop_subjects"],
             r_s_reason=r["r_s_reason"],
             r_pop_reason=r["r_pop_reason"],
+            pop_as_of_day=r["pop_as_of_day"],
             rank_by=r["rank_by"] if r["role"] == "neighbour" else None,
             rank_weight=r["rank_weight"],
             relationship=r["relationship"],

@@ -14,6 +14,7 @@ select
     w.n_pop,
     w.n_pop_subjects,
     w.r_pop_reason,
+    w.pop_as_of_day,
     e.relationship
 from wag_edge_weights_as_of($subject, $ref_day, [$metric],
     min_samples := $min_samples, min_pop_subjects := $min_pop_subjects, gamma_global := $gamma_global,
