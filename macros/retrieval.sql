@@ -173,7 +173,8 @@ left join pair_rho as r on true;
 -- two or more distinct values up to t; individual Spearman over the subject's paired days <= t
 -- (exact, per query); population Spearman from the last monthly snapshot <= t of
 -- correlations_population_snapshots (pop_as_of_day; thresholds min_samples / min_pop_subjects applied
--- to its n and n_subjects here); then wag_hbm. One row per (node_x in primary_nodes, node_y in C_s(x)).
+-- to its n and n_subjects here), or with var population_as_of = 'exact' pooled over the dataset's
+-- subject-days <= t per query (pop_as_of_day = t; slower, and O(subjects) per query); then wag_hbm. One row per (node_x in primary_nodes, node_y in C_s(x)).
 create or replace macro {{ schema }}.wag_edge_weights_as_of(
     subject, ref_day, primary_nodes,
     min_samples := {{ var('min_samples') }},
@@ -232,6 +233,38 @@ asof_pairs_ind as (
 asof_ind as (
     {{ spearman('asof_pairs_ind', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples') }}
 ),
+{%- if var('population_as_of', 'snapshot') == 'exact' %}
+asof_pop_snapshot as (
+    -- exact mode: the pooled sample is the dataset's subject-days <= t itself
+    select ref_day as snapshot_day
+),
+asof_needed as (
+    select node_x as metric_id from asof_x
+    union
+    select node_y as metric_id from asof_candidates
+),
+asof_pop_values as (
+    select v.subject_id, v.metric_id, v.day, v.value
+    from metric_values as v
+    inner join asof_needed as m on m.metric_id = v.metric_id
+    where v.dataset = (select dataset from asof_subject) and v.day <= ref_day and v.value is not null
+),
+asof_pop_x_values as (
+    select v.subject_id, v.metric_id as node_x, v.day, v.value
+    from asof_pop_values as v inner join asof_x as x on x.node_x = v.metric_id
+),
+asof_pairs_pop as (
+    select c.node_x, c.node_y, a.subject_id, a.value as value_x, b.value as value_y
+    from asof_pop_x_values as a
+    inner join asof_pop_values as b on b.subject_id = a.subject_id and b.day = a.day
+    inner join asof_candidates as c on c.node_x = a.node_x and c.node_y = b.metric_id
+),
+asof_pop_checked as (
+    select r.*, ref_day as snapshot_day
+    from ({{ spearman('asof_pairs_pop', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples',
+                      subject_col='subject_id', min_subjects='min_pop_subjects') }}) as r
+),
+{%- else %}
 asof_pop_snapshot as (
     -- population evidence: the last monthly snapshot <= t of correlations_population_snapshots (the
     -- dataset's subject-days <= that day pooled; the full history once t reaches the dataset's last
@@ -256,6 +289,7 @@ asof_pop_checked as (
            case when null_reason is null then rho_unchecked end as spearman_rho
     from asof_pop
 ),
+{%- endif %}
 asof_observed as (
     select
         c.*,

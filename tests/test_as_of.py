@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
+from conftest import run_dbt
 from test_graph_weights import TOL, hbm_weights
 
 MIN_SAMPLES = 10
@@ -52,13 +53,28 @@ def ref_day(built_db):
     return first + timedelta(days=30)
 
 
-@pytest.mark.parametrize("which", ["day 30", "dataset's last day"])
-def test_as_of_weights_equal_scipy_numpy_on_days_up_to_t(built_db, ref_day, which):
+@pytest.fixture(scope="module")
+def exact_db(built_db, tmp_path_factory):
+    """A copy of the warehouse whose table macros pool the population per query (var population_as_of
+    = 'exact'), installed with `dbt run-operation` (the mode is chosen when the macros are created)."""
+    tmp = tmp_path_factory.mktemp("exact")
+    db = tmp / "wag.duckdb"
+    shutil.copy(built_db, db)
+    res = run_dbt(["run-operation", "wag_install_retrieve"], db=db, data_dir=tmp, target=tmp / "target",
+                  extra_vars="{population_as_of: exact}")
+    assert res.success, res.exception
+    return db
+
+
+@pytest.mark.parametrize("which", ["day 30", "dataset's last day", "day 30, exact population"])
+def test_as_of_weights_equal_scipy_numpy_on_days_up_to_t(built_db, exact_db, ref_day, which):
     """Individual correlations over the subject's days <= t; population correlations from the last
     monthly snapshot <= t (§6 "As of": the dataset's subject-days up to the last month-end <= t, or the
-    whole history once t reaches the dataset's last paired day): both must equal scipy on those days."""
-    con = duckdb.connect(str(built_db), read_only=True)
-    if which != "day 30":
+    whole history once t reaches the dataset's last paired day), or with population_as_of = 'exact'
+    over the dataset's subject-days <= t: both must equal scipy on those days."""
+    exact = which.endswith("exact population")
+    con = duckdb.connect(str(exact_db if exact else built_db), read_only=True)
+    if which == "dataset's last day":
         ref_day = con.execute("select max(day) from metric_values where dataset = 'pmdata'").fetchone()[0]
     try:
         mv = con.execute("select subject_id, metric_id, day, value from metric_values "
@@ -81,6 +97,8 @@ def test_as_of_weights_equal_scipy_numpy_on_days_up_to_t(built_db, ref_day, whic
                    for a, b in zip(edges.node_a, edges.node_b) if a in wide_history and b in wide_history]
     last_paired = max(d for d in paired_days if pd.notna(d))
     snapshot = max(month_end, pd.Timestamp(last_paired)) if pd.Timestamp(last_paired) <= t else month_end
+    if exact:
+        snapshot = t
     assert (got["pop_as_of_day"] == snapshot).all()
     pooled = mv[mv["day"] <= snapshot]
     mine = mv[mv.subject_id == SUBJECT]

@@ -23,6 +23,8 @@ snapshot_days as (
     from paired as p
     inner join dataset_last_day as d on d.dataset = p.dataset
     where last_day(p.day) < d.last_day
+      -- var population_as_of = 'exact': retrieval pools subject-days <= t per query, only the full history is kept
+      and {{ 'false' if var('population_as_of', 'snapshot') == 'exact' else 'true' }}
     union all
     select dataset, last_day as snapshot_day, true as is_full_history
     from dataset_last_day
