@@ -10,6 +10,7 @@ For each N it generates (or reuses) the population of bench/popgen.py, then in t
 
 Usage:
     python bench/scale.py --subjects 100 500 [--days 365] [--workdir /tmp/wag_scale] [--json out.json]
+                          [--population-as-of snapshot|exact]
 
 Prints one table per N and the ratios; bench/RESULTS.md records the results with the command.
 """
@@ -24,15 +25,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
 HEAVY = ("correlations_individual", "correlations_population", "edge_weights", "int_edge_paired_values",
-         "subject_summary", "daily_abnormality", "stg_wide__daily_metrics", "int_metric_values__checked",
+         "correlations_population_snapshots", "subject_summary", "daily_abnormality", "stg_wide__daily_metrics", "int_metric_values__checked",
          "metric_values", "subject_metric_stats")
-CORRELATION_MODELS = ("correlations_individual", "correlations_population", "edge_weights", "int_edge_paired_values")
+CORRELATION_MODELS = ("correlations_individual", "correlations_population", "correlations_population_snapshots",
+                      "edge_weights", "int_edge_paired_values")
 
 
 def pandas_reference(csv: Path) -> float:
@@ -60,12 +63,12 @@ def _measure(cmd: list[str], env: dict) -> tuple[float, float, subprocess.Comple
     return wall, info["rss_kb"] / 1024 / 1024, info
 
 
-def build(csv: Path, tmp: Path, threads: int | None = None) -> dict:
+def build(csv: Path, tmp: Path, population_as_of: str = "snapshot") -> dict:
     dbt = str(Path(sys.executable).with_name("dbt"))
     empty = tmp / "no_native_data"
     empty.mkdir(exist_ok=True)
     env = {**os.environ, "WAG_DB": str(tmp / "wag.duckdb"), "WAG_DATA_DIR": str(empty), "DO_NOT_TRACK": "1"}
-    wide = json.dumps({"wide_sources": [{"dataset": "sim", "path": str(csv)}]})
+    wide = json.dumps({"wide_sources": [{"dataset": "sim", "path": str(csv)}], "population_as_of": population_as_of})
     cmd = [dbt, "build", "--target-path", str(tmp / "target"), "--log-path", str(tmp / "logs"), "--quiet",
            "--vars", wide]
     wall, rss_gb, info = _measure(cmd, env)
@@ -81,24 +84,30 @@ def build(csv: Path, tmp: Path, threads: int | None = None) -> dict:
     return {"wall_s": wall, "peak_rss_gb": rss_gb, "models": models}
 
 
-def retrieval_ms(db: Path, n_calls: int = 20) -> float:
+def retrieval_ms(db: Path, n_calls: int = 20) -> dict:
+    """Median ms per ``wag_retrieve`` call over ``n_calls`` subjects, at the last day (population from the
+    full-history snapshot) and 100 days earlier (as-of: a month-end snapshot, or pooled per query in
+    'exact' mode)."""
     import duckdb
 
     con = duckdb.connect(str(db), read_only=True)
+    out = {}
     try:
         subjects = [r[0] for r in con.execute(
             f"select distinct subject_id from metric_values order by subject_id limit {n_calls}").fetchall()]
         last = con.execute("select max(day) from metric_values").fetchone()[0]
         con.execute("select * from wag_retrieve(?, ['steps_taken'], ?, 7, 0.8)", [subjects[0], last]).fetchall()
-        times = []
-        for s in subjects:
-            t0 = time.perf_counter()
-            con.execute("select * from wag_retrieve(?, ['deep_sleep_duration', 'mental_stress'], ?, 7, 0.8)",
-                        [s, last]).fetchall()
-            times.append((time.perf_counter() - t0) * 1000)
+        for label, day in (("last_day", last), ("last_day_minus_100", last - timedelta(days=100))):
+            times = []
+            for s in subjects:
+                t0 = time.perf_counter()
+                con.execute("select * from wag_retrieve(?, ['deep_sleep_duration', 'mental_stress'], ?, 7, 0.8)",
+                            [s, day]).fetchall()
+                times.append((time.perf_counter() - t0) * 1000)
+            out[label] = round(statistics.median(times), 1)
     finally:
         con.close()
-    return statistics.median(times)
+    return out
 
 
 def main() -> None:
@@ -110,6 +119,8 @@ def main() -> None:
     ap.add_argument("--metrics", type=int, default=28)
     ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "wag_scale")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--population-as-of", choices=["snapshot", "exact"], default="snapshot",
+                    help="dbt var population_as_of (DESIGN.md §6 'As of'): monthly snapshots or pooled per query")
     args = ap.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     out = []
@@ -119,15 +130,16 @@ def main() -> None:
             generate(n, args.days, args.metrics).to_csv(csv, index=False)
         pandas_s = pandas_reference(csv)
         with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
-            b = build(csv, Path(tmp))
+            b = build(csv, Path(tmp), args.population_as_of)
             ret_ms = retrieval_ms(Path(tmp) / "wag.duckdb")
         corr_s = sum(b["models"].get(m, 0.0) for m in CORRELATION_MODELS)
-        row = {"subjects": n, "days": args.days, "metrics": args.metrics, "pandas_s": round(pandas_s, 1),
+        row = {"subjects": n, "days": args.days, "metrics": args.metrics, "population_as_of": args.population_as_of,
+               "pandas_s": round(pandas_s, 1),
                "build_wall_s": round(b["wall_s"], 1), "peak_rss_gb": round(b["peak_rss_gb"], 2),
                "correlation_models_s": round(corr_s, 1),
                "ratio_correlations_vs_pandas": round(pandas_s / corr_s, 2) if corr_s else None,
                "ratio_build_vs_pandas": round(b["wall_s"] / pandas_s, 2),
-               "retrieve_ms": round(ret_ms, 1),
+               "retrieve_ms": ret_ms,
                "models_s": {k: round(v, 1) for k, v in sorted(b["models"].items(), key=lambda kv: -kv[1])[:15]}}
         out.append(row)
         print(json.dumps(row, indent=2))

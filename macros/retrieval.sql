@@ -6,7 +6,7 @@
   with the usual level (mean, sample sd over every day <= ref_day: no look-ahead), its last day
   with data up to ref_day (last_day), the window
   [ref_day - window_days + 1, ref_day] (NULL = every day <= ref_day): days with data, mean, min,
-  max, zeta = mean |v - mu| / sd (DESIGN.md §4, §7), and the daily values. It is the single
+  max and their days (window_min_day / window_max_day, the earliest of tied days), zeta = mean |v - mu| / sd (DESIGN.md §4, §7), and the daily values. It is the single
   definition of the window statistics, used by wag_retrieve and by the CLI.
   Coverage (issue 9 item 7): n_window_calendar_days = days in the window (for 'all': the subject's
   first day of the metric .. ref_day); window_coverage = n_window_days / n_window_calendar_days;
@@ -99,6 +99,9 @@ window_stats as (
         avg(w.value) as window_mean,
         min(w.value) as window_min,
         max(w.value) as window_max,
+        -- the day of the window's lowest / highest value (the earliest of tied days)
+        arg_min(w.day, (w.value, w.day)) as window_min_day,
+        arg_max(w.day, (w.value, -date_diff('day', date '1970-01-01', w.day))) as window_max_day,
         avg(w.z)     as zeta,
         list({'day': w.day, 'value': w.value, 'value_text': w.value_text, 'z': w.z} order by w.day)
             filter (where w.day is not null) as daily
@@ -135,6 +138,8 @@ select
          then (window_mean - baseline_mean) / baseline_sd end as baseline_dev_sd,
     case when is_covered then window_min end as window_min,
     case when is_covered then window_max end as window_max,
+    case when is_covered then window_min_day end as window_min_day,
+    case when is_covered then window_max_day end as window_max_day,
     case when is_covered then zeta end as zeta,
     daily,
     n_window_calendar_days,

@@ -77,3 +77,19 @@ def test_threshold_is_the_named_argument(con):
     assert _window(con, 30, min_coverage=0.7)["recent_m"]["window_mean"] is None
     assert _window(con, 7)["daily_m"]["window_mean"] is None                  # 1 of ~4.7 expected
     assert _window(con, 7, min_coverage=0.2)["daily_m"]["window_mean"] == 89 % 7
+
+
+def test_window_extremes_name_their_days(con):
+    """window_min_day / window_max_day: the day of the window's lowest / highest value, the earliest of
+    tied days (daily_m repeats 0..6, so every extreme is tied), computed here with pandas."""
+    w = _window(con, 90)
+    df = con.execute("select metric_id, day, value from metric_values where subject_id = 'x:s1' "
+                     "and day > ? and day <= ?", [REF - timedelta(days=90), REF]).df()
+    # recent_m has 20 of the 90 days it is expected on: an uncovered window names no extremes either
+    assert w["recent_m"]["window_min_day"] is None and w["recent_m"]["window_max"] is None
+    for metric in ("daily_m", "weekly_m"):
+        s = df[df.metric_id == metric].sort_values("day")
+        lo = s[s.value == s.value.min()].day.min().date()
+        hi = s[s.value == s.value.max()].day.min().date()
+        assert (w[metric]["window_min_day"], w[metric]["window_max_day"]) == (lo, hi), metric
+        assert w[metric]["window_min"] == s.value.min() and w[metric]["window_max"] == s.value.max()

@@ -252,7 +252,8 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
     else:
         out.append(
             f"{name}: average {fmt(d.window_mean, node.unit, u)} over {d.n_window_days}{span} {days_word} "
-            f"with data (range {fmt(d.window_min, node.unit, u)} to {fmt(d.window_max, node.unit, u)})."
+            f"with data (lowest {fmt(d.window_min, node.unit, u)}{_on(d.window_min_day)}, "
+            f"highest {fmt(d.window_max, node.unit, u)}{_on(d.window_max_day)})."
         )
     mean, sd, n_base, base_words = baseline_of(node)
     constant = d.usual_sd is not None and d.usual_sd <= 1e-9 * max(1.0, abs(d.usual_mean or 0.0))
@@ -282,6 +283,11 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
 
 
 # --------------------------------------------------------------------------- question-shaped parts
+
+
+def _on(day) -> str:
+    """' on YYYY-MM-DD' for the day of a window extreme, '' when unknown."""
+    return f" on {day.isoformat()}" if day is not None else ""
 
 
 def _corr_words(c: dict, x_name: str, y_name: str, who: str) -> str:

@@ -57,6 +57,8 @@ class NodeData:
     baseline_dev_sd: float | None = None  # (window mean - baseline mean) / baseline sd (days before the window)
     window_min: float | None = None
     window_max: float | None = None
+    window_min_day: date | None = None   # day of the window's lowest value (earliest of ties)
+    window_max_day: date | None = None
     zeta: float | None = None
     daily: list[dict] = field(default_factory=list)
     # days with data / the days expected at the subject's own cadence (wag_node_window); below
@@ -179,6 +181,8 @@ def _node_data(d: dict) -> NodeData:
         baseline_dev_sd=d.get("baseline_dev_sd"),
         window_min=d.get("window_min"),
         window_max=d.get("window_max"),
+        window_min_day=d.get("window_min_day"),
+        window_max_day=d.get("window_max_day"),
         zeta=d.get("zeta"),
         daily=list(d.get("daily") or []),
         window_coverage=d.get("window_coverage_vs_usual"),

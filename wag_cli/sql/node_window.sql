@@ -17,6 +17,8 @@ select
     w.baseline_dev_sd,
     w.window_min,
     w.window_max,
+    w.window_min_day,
+    w.window_max_day,
     w.zeta,
     w.daily,
     w.window_coverage_vs_usual
