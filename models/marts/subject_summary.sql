@@ -11,36 +11,47 @@ with stats as (
     select * from {{ ref('subject_metric_stats') }}
 ),
 
+metric_keys as (
+    -- small integer keys for the metrics (joins and groups over integers, not VARCHARs)
+    select metric_id, cast(row_number() over (order by metric_id) as smallint) as metric_key
+    from {{ ref('metric_catalog') }}
+    where category <> 'Demographic'
+),
+
+subject_keys as (
+    select dataset, subject_id, {{ wag_group_key(['dataset', 'subject_id']) }} as subject_key
+    from stats
+    group by dataset, subject_id
+),
+
 binned as (
     -- quantile bins by rank: bin = 1 + floor(bins * (rank - 1) / n), so tied values share a bin
     -- (a constant metric is one bin and adds no information); equals ntile() when there are no ties
     select
-        v.dataset,
-        v.subject_id,
-        v.metric_id,
+        k.subject_key,
+        m.metric_key,
         v.day,
-        least({{ var('mi_bins') }}, 1 + floor({{ var('mi_bins') }} * (
-            rank() over (partition by v.dataset, v.subject_id, v.metric_id order by v.value) - 1
-        ) / count(*) over (partition by v.dataset, v.subject_id, v.metric_id))) as bin
+        cast(least({{ var('mi_bins') }}, 1 + floor({{ var('mi_bins') }} * (
+            rank() over (partition by k.subject_key, m.metric_key order by v.value) - 1
+        ) / count(*) over (partition by k.subject_key, m.metric_key))) as tinyint) as bin
     from {{ ref('metric_values') }} as v
-    inner join {{ ref('metric_catalog') }} as c on c.metric_id = v.metric_id
-    where v.value is not null and c.category <> 'Demographic'
+    inner join metric_keys as m on m.metric_id = v.metric_id
+    inner join subject_keys as k on k.dataset = v.dataset and k.subject_id = v.subject_id
+    where v.value is not null
 ),
 
 joint as (
     -- joint bin counts of every metric pair on its paired days, aggregated straight from the day join
     select
-        a.dataset,
-        a.subject_id,
-        a.metric_id as metric_x,
-        b.metric_id as metric_y,
-        a.bin       as bin_x,
-        b.bin       as bin_y,
-        count(*)    as n_xy
+        a.subject_key,
+        a.metric_key as metric_x,
+        b.metric_key as metric_y,
+        a.bin        as bin_x,
+        b.bin        as bin_y,
+        count(*)     as n_xy
     from binned as a
     inner join binned as b
-        on b.dataset = a.dataset and b.subject_id = a.subject_id and b.day = a.day
-       and a.metric_id < b.metric_id
+        on b.subject_key = a.subject_key and b.day = a.day and a.metric_key < b.metric_key
     group by all
 ),
 
@@ -48,27 +59,28 @@ cells as (
     -- paired days and the marginals on them are sums over the (at most bins x bins) joint cells
     select
         *,
-        sum(n_xy) over (partition by dataset, subject_id, metric_x, metric_y)        as n_pair,
-        sum(n_xy) over (partition by dataset, subject_id, metric_x, metric_y, bin_x) as n_x,
-        sum(n_xy) over (partition by dataset, subject_id, metric_x, metric_y, bin_y) as n_y
+        sum(n_xy) over (partition by subject_key, metric_x, metric_y)        as n_pair,
+        sum(n_xy) over (partition by subject_key, metric_x, metric_y, bin_x) as n_x,
+        sum(n_xy) over (partition by subject_key, metric_x, metric_y, bin_y) as n_y
     from joint
 ),
 
 pair_mi as (
     select
-        dataset,
-        subject_id,
+        subject_key,
         metric_x,
         metric_y,
         sum(n_xy / n_pair * ln(n_xy * n_pair / (n_x * n_y))) as mi
     from cells
     where n_pair >= {{ var('mi_min_pairs') }}
-    group by dataset, subject_id, metric_x, metric_y
+    group by subject_key, metric_x, metric_y
 ),
 
 mi_by_subject as (
-    select dataset, subject_id, sum(mi) as mi_s, count(*) as n_mi_pairs
-    from pair_mi group by dataset, subject_id
+    select k.dataset, k.subject_id, sum(p.mi) as mi_s, count(*) as n_mi_pairs
+    from pair_mi as p
+    inner join subject_keys as k using (subject_key)
+    group by k.dataset, k.subject_id
 )
 
 select
