@@ -260,7 +260,7 @@ len(list_filter(json_extract(zones, '$.*'), lambda x: not {{ wag_is_blank("json_
 {%- endset %}
 {%- set checks = [wag_reject_if(wag_is_blank('id'), 'empty id'),
                   wag_check_day('"date"', 'date', 'date', 'YYYY-MM-DD')] -%}
-{%- for c in daily_numbers %}{% do checks.append(wag_check_number('"' ~ c ~ '"', c)) %}{% endfor -%}
+{%- for c in daily_numbers %}{% do checks.append(wag_check_number(wag_q(c ~ ''), c)) %}{% endfor -%}
 {%- do parts.append(wag_rejections('lifesnaps', rel,
         "'line ' || (n + 1) || coalesce(' (id ' || nullif(trim(id), '') || ')', '')",
         wag_fields_text(['id', 'date'] + daily_numbers), checks)) %}
@@ -295,7 +295,7 @@ len(list_filter(json_extract(zones, '$.*'), lambda x: not {{ wag_is_blank("json_
  from {{ wag_read_csv(glob, "all_varchar = true, union_by_name = true, delim = ',', quote = '\"'") }})
 {%- endset %}
 {%- set checks = [wag_check_day('"date"', 'date', 'date', 'YYYY-MM-DD')] -%}
-{%- for c in numbers %}{% do checks.append(wag_check_number('"' ~ c ~ '"', c, missing_words=['null'])) %}{% endfor -%}
+{%- for c in numbers %}{% do checks.append(wag_check_number(wag_q(c ~ ''), c, missing_words=['null'])) %}{% endfor -%}
 {%- do parts.append(wag_rejections('ifh_affect', rel,
         "'line ' || (n + 1) || coalesce(' (date ' || nullif(trim(\"date\"), '') || ')', '')",
         wag_fields_text(['date'] + numbers), checks)) %}
@@ -311,7 +311,7 @@ len(list_filter(json_extract(zones, '$.*'), lambda x: not {{ wag_is_blank("json_
                       "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'") }})
 {%- endset %}
 {%- set checks = [wag_check_day('"date"', 'date', 'date', 'YYYY-MM-DD')] -%}
-{%- for c in columns %}{% do checks.append(wag_check_number('"' ~ c ~ '"', c)) %}{% endfor -%}
+{%- for c in columns %}{% do checks.append(wag_check_number(wag_q(c ~ ''), c)) %}{% endfor -%}
 {%- do parts.append(wag_rejections('globem', rel,
         "'line ' || (n + 1) || ' (pid ' || coalesce(pid, '') || ')'",
         wag_fields_text(['pid', 'date'] + columns), checks)) %}
@@ -321,20 +321,20 @@ with rejected as (
     {%- if parts %}
     {{ parts | join('\n    union all\n') }}
     {%- else %}
-    select cast(null as varchar) as dataset, cast(null as varchar) as filename, cast(null as varchar) as locator,
-           cast(null as varchar) as raw,
+    select cast(null as string) as dataset, cast(null as string) as filename, cast(null as string) as locator,
+           cast(null as string) as raw,
            cast(null as struct(reason varchar, bad_value varchar)) as rejection
     where false
     {%- endif %}
 )
 
 select
-    cast(dataset as varchar) as dataset,
-    cast(replace(filename, '\', '/') as varchar) as full_path,
-    cast(substr(replace(filename, '\', '/'), length('{{ root.rstrip('/') }}') + 2) as varchar) as file,
-    cast(locator as varchar) as locator,
-    cast(raw as varchar) as raw_text,
-    cast(rejection.reason as varchar) as reason,
-    cast(rejection.bad_value as varchar) as bad_value
+    cast(dataset as string) as dataset,
+    cast({{ wag_path_slashes('filename') }} as string) as full_path,
+    cast(substr({{ wag_path_slashes('filename') }}, length('{{ root.rstrip('/') }}') + 2) as string) as file,
+    cast(locator as string) as locator,
+    cast(raw as string) as raw_text,
+    cast(rejection.reason as string) as reason,
+    cast(rejection.bad_value as string) as bad_value
 from rejected
 where rejection is not null

@@ -36,9 +36,9 @@ with
 {%- if has_reporting %}
 reporting_raw as (
     select
-        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/googledocs/[^/]+$', 1) as pid,
-        {{ wag_parse_dmy_date('"date"') }} as day,
-        {{ wag_parse_dmy_timestamp('"timestamp"') }} as submitted_at,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/googledocs/[^/]+$', 1) as pid,
+        {{ wag_parse_dmy_date(wag_q('date')) }} as day,
+        {{ wag_parse_dmy_timestamp(wag_q('timestamp')) }} as submitted_at,
         nullif(trim(meals), '') as meals,
         nullif(trim(weight), '') as weight,
         nullif(trim(glasses_of_fluid), '') as fluid,
@@ -81,7 +81,7 @@ srpe_parts as (
         ) as part
     from (
         select distinct
-            regexp_extract(replace(filename, '\', '/'), '/([^/]+)/pmsys/[^/]+$', 1) as pid,
+            regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/pmsys/[^/]+$', 1) as pid,
             {{ wag_parse_utc_timestamp('end_date_time') }} as ended_at,
             trim(regexp_replace(coalesce(activity_names, ''), '[\[\]{}''"]', '', 'g')) as activities,
             nullif(trim(perceived_exertion), '') as rpe,
@@ -102,7 +102,7 @@ injury_parts as (
         'injury: ' || injuries as part
     from (
         select distinct
-            regexp_extract(replace(filename, '\', '/'), '/([^/]+)/pmsys/[^/]+$', 1) as pid,
+            regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/pmsys/[^/]+$', 1) as pid,
             {{ wag_parse_utc_timestamp('effective_time_frame') }} as reported_at,
             -- {'right_hand': 'minor', 'left_knee': 'major'} -> right_hand minor, left_knee major
             trim(regexp_replace(regexp_replace(coalesce(injuries, ''), '[{}''"]', '', 'g'), '\s*:\s*', ' ', 'g')) as injuries
@@ -129,12 +129,12 @@ parts as (
 )
 
 select
-    cast('pmdata' as varchar) as dataset,
-    cast('pmdata:' || pid as varchar) as subject_id,
+    cast('pmdata' as string) as dataset,
+    cast('pmdata:' || pid as string) as subject_id,
     cast(day as date) as day,
-    cast('reporting.lifelog' as varchar) as raw_field,
+    cast('reporting.lifelog' as string) as raw_field,
     cast(null as double) as value,
-    cast(string_agg(part, '; ' order by part_order, part_time, part) as varchar) as value_text
+    cast(string_agg(part, '; ' order by part_order, part_time, part) as string) as value_text
 from parts
 group by pid, day
 {%- else %}

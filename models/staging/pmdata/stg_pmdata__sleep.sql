@@ -35,7 +35,7 @@
 {%- if wag_files_exist(sleep_glob) %}
 with raw as (
     select
-        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
         logId,
         dateOfSleep,
         startTime,
@@ -108,12 +108,12 @@ segments as (
     -- levels.shortData (short wakes overlaid on data)
     select pid, day, log_id, start_ts, 'data' as source,
            unnest(from_json(json_extract(levels, '$.data'),
-                            '[{"dateTime": "VARCHAR", "level": "VARCHAR", "seconds": "DOUBLE"}]')) as seg
+                            '[{{{ wag_q('dateTime') }}: {{ wag_q('VARCHAR') }}, {{ wag_q('level') }}: {{ wag_q('VARCHAR') }}, {{ wag_q('seconds') }}: {{ wag_q('DOUBLE') }}}]')) as seg
     from one_per_day
     union all
     select pid, day, log_id, start_ts, 'short' as source,
            unnest(from_json(json_extract(levels, '$.shortData'),
-                            '[{"dateTime": "VARCHAR", "level": "VARCHAR", "seconds": "DOUBLE"}]')) as seg
+                            '[{{{ wag_q('dateTime') }}: {{ wag_q('VARCHAR') }}, {{ wag_q('level') }}: {{ wag_q('VARCHAR') }}, {{ wag_q('seconds') }}: {{ wag_q('DOUBLE') }}}]')) as seg
     from one_per_day
 ),
 
