@@ -77,8 +77,5 @@ where d.value > 0 or h.pid is not null
 {% macro pmdata_zone_minutes(value_expr) -%}
   {#- Minutes with a heart rate of a time_in_heart_rate_zones.json element: the sum of
       value.valuesInZones.* (a zone that is not a number counts as absent; raw_rejected lists it). -#}
-  list_sum(list_transform(
-      json_extract({{ value_expr }}, '$.valuesInZones.*'),
-      lambda x: {{ wag_parse_number('json_extract_string(x, \'$\')') }}
-  ))
+  {{ wag_json_values_sum(value_expr, '$.valuesInZones', wag_parse_number('ITEM')) }}
 {%- endmacro %}

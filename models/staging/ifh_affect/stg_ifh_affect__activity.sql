@@ -74,9 +74,7 @@ wide as (
 
 -- UNPIVOT drops NULL cells: missing = no row.
 long as (
-    unpivot wide
-    on columns(* exclude (subject_id, day))
-    into name raw_field value value
+    {{ wag_unpivot('wide', ['activity.steps', 'activity.cal_total', 'activity.daily_movement', 'activity.low', 'activity.medium', 'activity.high', 'activity.inactive', 'activity.rest', 'activity.active_minutes', 'activity.non_wear'], 'raw_field', 'value') }}
 )
 
 {{ wag_contract_rows('ifh_affect', 'long') }}

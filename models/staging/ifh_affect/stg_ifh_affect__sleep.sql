@@ -119,9 +119,7 @@ wide as (
 
 -- UNPIVOT drops NULL cells: missing = no row.
 long as (
-    unpivot wide
-    on columns(* exclude (subject_id, day))
-    into name raw_field value value
+    {{ wag_unpivot('wide', ['sleep.duration', 'sleep.total', 'sleep.awake', 'sleep.light', 'sleep.rem', 'sleep.deep', 'sleep.onset_latency', 'sleep.midpoint_time', 'sleep.bedtime_start', 'sleep.bedtime_end', 'sleep.efficiency', 'sleep.score', 'sleep.hr_lowest', 'sleep.hr_average', 'sleep.rmssd', 'sleep.breath_average', 'sleep.temperature_delta'], 'raw_field', 'value') }}
 )
 
 {{ wag_contract_rows('ifh_affect', 'long') }}

@@ -68,7 +68,7 @@ typed as (
         {{ wag_parse_number('bpm') }}                                         as bpm,
         {{ wag_parse_number('step_goal') }}                                   as step_goal,
         {%- for label in mood_labels %}
-        {{ wag_parse_number(wag_q(label ~ '')) }}                             as "mood_{{ label }}",
+        {{ wag_parse_number(wag_q(label ~ '')) }}                             as {{ wag_q('mood_' ~ label) }},
         {%- endfor %}
         nullif(trim({{ wag_q('activityType') }}), '')                                as activity_type,
         lower(trim(mindfulness_session))                                as mindfulness_session,
@@ -86,7 +86,7 @@ flagged as (
                  and lightly_active_minutes = 0
                  and moderately_active_minutes = 0
                  and very_active_minutes = 0, false)                    as not_worn,
-        ({% for label in mood_labels %}coalesce("mood_{{ label }}", 0){% if not loop.last %} + {% endif %}{% endfor %}) > 0
+        ({% for label in mood_labels %}coalesce({{ wag_q('mood_' ~ label) }}, 0){% if not loop.last %} + {% endif %}{% endfor %}) > 0
                                                                         as mood_answered
     from typed
     where day is not null
@@ -130,9 +130,7 @@ numeric_wide as (
 
 -- UNPIVOT drops NULL cells: a missing value gives no row (staging contract).
 numeric_long as (
-    unpivot numeric_wide
-    on columns(* exclude (subject_id, day))
-    into name raw_field value value
+    {{ wag_unpivot('numeric_wide', ['daily.sleep_duration', 'daily.minutesAsleep', 'daily.minutesAwake', 'daily.minutesToFallAsleep', 'daily.minutesAfterWakeup', 'daily.sleep_efficiency', 'daily.steps', 'daily.distance', 'daily.calories', 'daily.lightly_active_minutes', 'daily.moderately_active_minutes', 'daily.very_active_minutes', 'daily.sedentary_minutes', 'daily.active_minutes', 'daily.resting_hr', 'daily.rmssd', 'daily.spo2', 'daily.nightly_temperature', 'daily.daily_temperature_variation', 'daily.full_sleep_breathing_rate', 'daily.filteredDemographicVO2Max', 'daily.stress_score', 'daily.bpm', 'sema.step_goal', 'sema.TIRED', 'sema.TENSE/ANXIOUS', 'profile.bmi'], 'raw_field', 'value') }}
 ),
 
 text_wide as (
@@ -141,11 +139,11 @@ text_wide as (
         day,
         nullif(concat_ws(', '
             {%- for label in mood_labels %},
-            case when "mood_{{ label }}" = 1 then '{{ label }}' end
+            case when {{ wag_q('mood_' ~ label) }} = 1 then '{{ label }}' end
             {%- endfor %}
         ), '')                                                          as {{ wag_q('sema.mood') }},
         -- Python-list string "['Swim', 'Walk']" -> 'Swim, Walk'
-        nullif(array_to_string(regexp_extract_all(activity_type, '''([^'']+)''', 1), ', '), '')
+        nullif({{ wag_regexp_extract_all_joined('activity_type', "' || chr(39) || '([^' || chr(39) || ']+)' || chr(39) || '", 1, ', ') }}, '')
                                                                         as {{ wag_q('daily.activityType') }},
         case when mindfulness_session = 'true'
              then 'completed a mindfulness session' end                 as {{ wag_q('daily.mindfulness_session') }},
@@ -156,9 +154,7 @@ text_wide as (
 ),
 
 text_long as (
-    unpivot text_wide
-    on columns(* exclude (subject_id, day))
-    into name raw_field value value_text
+    {{ wag_unpivot('text_wide', ['sema.mood', 'daily.activityType', 'daily.mindfulness_session', 'profile.age', 'profile.gender', 'profile.bmi'], 'raw_field', 'value_text') }}
 )
 
 select

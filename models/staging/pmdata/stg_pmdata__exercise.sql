@@ -25,7 +25,7 @@ with raw as (
         trim(activityName) as activity_name,
         {{ wag_parse_number('duration') }} as duration_ms,
         {{ wag_parse_timestamp('startTime') }} as start_ts,
-        {{ wag_parse_number('json_extract_string(vo2Max, \'$.vo2Max\')') }} as vo2_max
+        {{ wag_parse_number(wag_json_text('vo2Max', '$.vo2Max')) }} as vo2_max
     from {{ wag_read_json(exercise_glob,
         "columns = {logId: 'VARCHAR', activityName: 'VARCHAR', duration: 'VARCHAR', startTime: 'VARCHAR',
                     vo2Max: 'JSON'}") }}
@@ -48,7 +48,8 @@ per_day as (
     select
         pid,
         day,
-        string_agg(label, '; ' order by start_ts, log_id) filter (where label is not null and label <> '') as activities,
+        -- string_agg skips NULLs: the CASE is the filter (one spelling for both engines)
+        {{ wag_string_agg("case when label is not null and label <> '' then label end", "'; '", 'start_ts, log_id') }} as activities,
         avg(vo2_max) as vo2_max
     from bouts
     group by pid, day

@@ -71,7 +71,7 @@ reporting_parts as (
 srpe_parts as (
     select
         pid,
-        cast(timezone('{{ tz }}', ended_at) as date) as day,
+        {{ wag_local_day('ended_at', tz) }} as day,
         2 as part_order,
         cast(ended_at as timestamp) as part_time,
         'training: ' || concat_ws(' ',
@@ -83,7 +83,7 @@ srpe_parts as (
         select distinct
             regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/pmsys/[^/]+$', 1) as pid,
             {{ wag_parse_utc_timestamp('end_date_time') }} as ended_at,
-            trim(regexp_replace(coalesce(activity_names, ''), '[\[\]{}''"]', '', 'g')) as activities,
+            trim({{ wag_regexp_replace_all("coalesce(activity_names, '')", "[\\[\\]{}' || chr(39) || '\"]", '') }}) as activities,
             nullif(trim(perceived_exertion), '') as rpe,
             nullif(trim(duration_min), '') as duration_min
         from {{ wag_read_csv(srpe_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
@@ -96,7 +96,7 @@ srpe_parts as (
 injury_parts as (
     select
         pid,
-        cast(timezone('{{ tz }}', reported_at) as date) as day,
+        {{ wag_local_day('reported_at', tz) }} as day,
         3 as part_order,
         cast(reported_at as timestamp) as part_time,
         'injury: ' || injuries as part
@@ -105,7 +105,7 @@ injury_parts as (
             regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/pmsys/[^/]+$', 1) as pid,
             {{ wag_parse_utc_timestamp('effective_time_frame') }} as reported_at,
             -- {'right_hand': 'minor', 'left_knee': 'major'} -> right_hand minor, left_knee major
-            trim(regexp_replace(regexp_replace(coalesce(injuries, ''), '[{}''"]', '', 'g'), '\s*:\s*', ' ', 'g')) as injuries
+            trim({{ wag_regexp_replace_all(wag_regexp_replace_all("coalesce(injuries, '')", "[{}' || chr(39) || '\"]", ''), '\\s*:\\s*', ' ') }}) as injuries
         from {{ wag_read_csv(injury_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
     ) as i
     where pid <> '' and reported_at is not null and injuries <> ''

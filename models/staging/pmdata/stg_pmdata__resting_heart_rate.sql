@@ -19,7 +19,7 @@ with raw as (
     select
         regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
         {{ wag_parse_date('dateTime') }} as day_ts,
-        {{ wag_parse_number('json_extract_string("value", \'$.value\')') }} as bpm
+        {{ wag_parse_number(wag_json_text(wag_q('value'), '$.value')) }} as bpm
     from {{ wag_read_json(rhr_glob, "columns = {dateTime: 'VARCHAR', value: 'JSON'}") }}
 )
 

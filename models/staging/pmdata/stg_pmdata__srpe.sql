@@ -27,7 +27,7 @@ with raw as (
 ),
 
 sessions as (
-    select pid, cast(timezone('{{ tz }}', ended_at) as date) as day, rpe * duration_min as load
+    select pid, {{ wag_local_day('ended_at', tz) }} as day, rpe * duration_min as load
     from raw
     where pid <> '' and ended_at is not null and rpe is not null and duration_min is not null
 )

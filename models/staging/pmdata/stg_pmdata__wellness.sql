@@ -39,7 +39,7 @@ with raw as (
 ),
 
 localised as (
-    select *, cast(timezone('{{ tz }}', reported_at) as date) as day
+    select *, {{ wag_local_day('reported_at', tz) }} as day
     from raw
     where pid <> '' and reported_at is not null
 ),
