@@ -134,7 +134,7 @@ select
     cast(day as date) as day,
     cast('reporting.lifelog' as string) as raw_field,
     cast(null as double) as value,
-    cast(string_agg(part, '; ' order by part_order, part_time, part) as string) as value_text
+    cast({{ wag_string_agg('part', "'; '", 'part_order, part_time, part') }} as string) as value_text
 from parts
 group by pid, day
 {%- else %}

@@ -116,13 +116,19 @@ segments as (
 ),
 
 epochs as (
+    -- one row per 30-s epoch of a segment (offset_s = 0, 30, ... below its length)
     select
-        pid, day, log_id, start_ts, source,
-        lower(seg.level) as level,
-        {{ wag_add_seconds(wag_try_strptime("replace(substr(seg.dateTime, 1, 19), 'T', ' ')", ['%Y-%m-%d %H:%M:%S']),
-                           wag_range_rows(0, 'cast(round(seg.seconds) as bigint)', 30)) }} as epoch_ts
-    from segments
-    where seg.seconds > 0
+        pid, day, log_id, start_ts, source, level,
+        {{ wag_add_seconds('segment_ts', 'offset_s') }} as epoch_ts
+    from (
+        select
+            pid, day, log_id, start_ts, source,
+            lower(seg.level) as level,
+            {{ wag_try_strptime("replace(substr(seg.dateTime, 1, 19), 'T', ' ')", ['%Y-%m-%d %H:%M:%S']) }} as segment_ts,
+            {{ wag_range_rows(0, 'cast(round(seg.seconds) as bigint)', 30) }} as offset_s
+        from segments
+        where seg.seconds > 0
+    ) as segment_epochs
 ),
 
 asleep_epochs as (
