@@ -210,7 +210,30 @@
   string_agg({{ 'distinct ' if distinct }}{{ expr }}, {{ separator }} order by {{ order_by }})
 {%- endmacro %}
 {% macro spark__wag_string_agg(expr, separator, order_by, distinct=false) -%}
-  listagg({{ 'distinct ' if distinct }}{{ expr }}, {{ separator }}) within group (order by {{ order_by }})
+  {#- Spark 4's listagg(distinct …) within group fails in the analyzer (ClassCastException), so the
+      texts are collected and sorted: distinct = the sorted set (order_by must then be expr itself);
+      otherwise a list of (order keys…, text) structs sorted field by field. NULL when no text. -#}
+  {%- if distinct -%}
+    {%- if order_by | trim != expr | trim -%}
+      {{ exceptions.raise_compiler_error("wag_string_agg on Spark: distinct needs order_by = expr, got " ~ order_by) }}
+    {%- endif -%}
+    case when count({{ expr }}) > 0 then array_join(array_sort(collect_set({{ expr }})), {{ separator }}) end
+  {%- else -%}
+    {%- set keys = [] -%}
+    {%- set ns = namespace(depth=0, current='', in_str=false) -%}
+    {%- for ch in order_by -%}
+      {%- if ch == "'" -%}{%- set ns.in_str = not ns.in_str -%}{%- endif -%}
+      {%- if not ns.in_str and ch == '(' -%}{%- set ns.depth = ns.depth + 1 -%}{%- endif -%}
+      {%- if not ns.in_str and ch == ')' -%}{%- set ns.depth = ns.depth - 1 -%}{%- endif -%}
+      {%- if ch == ',' and ns.depth == 0 and not ns.in_str -%}{%- do keys.append(ns.current | trim) -%}{%- set ns.current = '' -%}
+      {%- else -%}{%- set ns.current = ns.current ~ ch -%}{%- endif -%}
+    {%- endfor -%}
+    {%- do keys.append(ns.current | trim) -%}
+    case when count({{ expr }}) > 0 then array_join(transform(array_sort(collect_list(
+        case when ({{ expr }}) is not null then named_struct(
+            {%- for k in keys %}'k{{ loop.index }}', {{ k }}, {% endfor %}'v', {{ expr }}) end)),
+        e -> e.v), {{ separator }}) end
+  {%- endif -%}
 {%- endmacro %}
 
 

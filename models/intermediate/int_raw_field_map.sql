@@ -7,7 +7,7 @@ select
     cast(raw_field as string)  as raw_field,
     cast(metric_id as string)  as metric_id,
     cast(scale as double)       as scale,
-    cast("offset" as double)    as value_offset,
+    cast({{ wag_q('offset') }} as double)    as value_offset,
     cast(note as string)       as note
 from {{ ref('raw_field_map_' ~ d) }}
 {% if not loop.last %}union all{% endif %}

@@ -56,8 +56,8 @@ cuts as (
     select
         dataset, subject_id, metric_id,
         {%- for k in ['1', '7', '14', '30', 'all'] %}
-        quantile_cont(zeta_{{ k }}, 1.0 / 3) filter (where value is not null) as p33_{{ k }},
-        quantile_cont(zeta_{{ k }}, 2.0 / 3) filter (where value is not null) as p66_{{ k }}{{ ',' if not loop.last }}
+        {{ wag_quantile_cont('zeta_' ~ k, 1.0 / 3) }} filter (where value is not null) as p33_{{ k }},
+        {{ wag_quantile_cont('zeta_' ~ k, 2.0 / 3) }} filter (where value is not null) as p66_{{ k }}{{ ',' if not loop.last }}
         {%- endfor %}
     from windows
     group by dataset, subject_id, metric_id
