@@ -242,3 +242,70 @@
   {%- set out = [] -%}{%- for n in names -%}{%- do out.append(adapter.quote(n)) -%}{%- endfor -%}
   {{- return(out | join(', ')) -}}
 {%- endmacro %}
+
+
+{% macro wag_struct(fields) -%}
+  {#- A struct value from a list of (name, SQL) pairs. -#}
+  {{ return(adapter.dispatch('wag_struct', 'wag')(fields)) }}
+{%- endmacro %}
+{% macro default__wag_struct(fields) -%}
+  { {%- for name, sql in fields %}'{{ name }}': {{ sql }}{{ ", " if not loop.last }}{% endfor -%} }
+{%- endmacro %}
+{% macro spark__wag_struct(fields) -%}
+  named_struct({%- for name, sql in fields %}'{{ name }}', {{ sql }}{{ ", " if not loop.last }}{% endfor -%})
+{%- endmacro %}
+
+
+{% macro wag_nonnull_rows_open() -%}
+  {#- wag_nonnull_rows_open() a, b, … wag_nonnull_rows_close(): a set-returning select-list expression with
+      one row per non-NULL element of the list a, b, … (the quarantine's list of failed checks). -#}
+  {{ return(adapter.dispatch('wag_nonnull_rows_open', 'wag')()) }}
+{%- endmacro %}
+{% macro default__wag_nonnull_rows_open() -%}unnest(list_filter([{%- endmacro %}
+{% macro spark__wag_nonnull_rows_open() -%}explode(filter(array({%- endmacro %}
+{% macro wag_nonnull_rows_close() -%}
+  {{ return(adapter.dispatch('wag_nonnull_rows_close', 'wag')()) }}
+{%- endmacro %}
+{% macro default__wag_nonnull_rows_close() -%}], lambda r: r is not null)){%- endmacro %}
+{% macro spark__wag_nonnull_rows_close() -%}), r -> r is not null)){%- endmacro %}
+
+
+{% macro wag_file_row_number() -%}
+  {#- The position of a record in its file (1-based), over a reader's rows with column `filename`.
+      DuckDB's readers keep file order; on Spark each file is one partition of its reader (files below
+      spark.sql.files.maxPartitionBytes, 128 MB), so monotonically_increasing_id() follows file order. -#}
+  {{ return(adapter.dispatch('wag_file_row_number', 'wag')()) }}
+{%- endmacro %}
+{% macro default__wag_file_row_number() -%}row_number() over (partition by filename){%- endmacro %}
+{% macro spark__wag_file_row_number() -%}row_number() over (partition by filename order by monotonically_increasing_id()){%- endmacro %}
+
+
+{% macro wag_json_value(json_expr, path) -%}
+  {#- The JSON value (object, array or scalar, as JSON) at `path`. -#}
+  {{ return(adapter.dispatch('wag_json_value', 'wag')(json_expr, path)) }}
+{%- endmacro %}
+{% macro default__wag_json_value(json_expr, path) -%}json_extract({{ json_expr }}, '{{ path }}'){%- endmacro %}
+{% macro spark__wag_json_value(json_expr, path) -%}get_json_object({{ json_expr }}, '{{ path }}'){%- endmacro %}
+
+
+{% macro wag_json_values_any(json_object_expr, predicate_sql) -%}
+  {#- True when `predicate_sql` (SQL with the placeholder ITEM = a value's text) holds for a value of the
+      JSON object; false for an object without such a value. -#}
+  {{ return(adapter.dispatch('wag_json_values_any', 'wag')(json_object_expr, predicate_sql)) }}
+{%- endmacro %}
+{% macro default__wag_json_values_any(json_object_expr, predicate_sql) -%}
+  len(list_filter(json_extract({{ json_object_expr }}, '$.*'),
+                  lambda x: {{ predicate_sql | replace('ITEM', "json_extract_string(x, '$')") }})) > 0
+{%- endmacro %}
+{% macro spark__wag_json_values_any(json_object_expr, predicate_sql) -%}
+  coalesce(exists(map_values(from_json({{ json_object_expr }}, 'map<string, string>')),
+                  x -> {{ predicate_sql | replace('ITEM', 'x') }}), false)
+{%- endmacro %}
+
+
+{% macro wag_file_root() -%}
+  {#- The data folder as the readers' `filename` begins (DuckDB: as given; Spark: absolute). -#}
+  {{ return(adapter.dispatch('wag_file_root', 'wag')()) }}
+{%- endmacro %}
+{% macro default__wag_file_root() -%}{{ (var('data_dir') | string).rstrip('/') }}{%- endmacro %}
+{% macro spark__wag_file_root() -%}{{ wag_spark_data_root() }}{%- endmacro %}

@@ -49,7 +49,7 @@
 {% macro wag_reject_if(condition, reason, bad_value='null') -%}
   {#- One element of a record's list of reasons: {reason, bad_value} when `condition` holds, else NULL.
       `reason` is fixed text (counted by `wag build`), `bad_value` the SQL of the offending text. -#}
-  case when {{ condition }} then {'reason': '{{ reason }}', 'bad_value': cast({{ bad_value }} as string)} end
+  case when {{ condition }} then {{ wag_struct([('reason', "'" ~ reason ~ "'"), ('bad_value', 'cast(' ~ bad_value ~ ' as string)')]) }} end
 {%- endmacro %}
 
 
@@ -119,14 +119,14 @@
       `filename` and `n` (the record's position in its file); `locator` and `raw` are SQL on it;
       `checks` a list of wag_reject_if / wag_check_* elements. -#}
 select '{{ dataset }}' as dataset, filename, {{ locator }} as locator, left({{ raw }}, 500) as raw,
-       unnest(list_filter([
+       {{ wag_nonnull_rows_open() }}
     {{ checks | join(',\n    ') }}
-  ], lambda r: r is not null)) as rejection
+  {{ wag_nonnull_rows_close() }} as rejection
 from {{ relation }}
 {%- endmacro %}
 
 
 {% macro wag_fields_text(columns) -%}
   {#- The raw text of a CSV record's fields `columns` as 'name=value, …' (empty fields left out). -#}
-  concat_ws(', '{% for c in columns %}, '{{ c }}=' || "{{ c }}"{% endfor %})
+  concat_ws(', '{% for c in columns %}, '{{ c }}=' || {{ wag_q(c) }}{% endfor %})
 {%- endmacro %}
