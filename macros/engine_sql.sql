@@ -309,3 +309,11 @@
 {%- endmacro %}
 {% macro default__wag_file_root() -%}{{ (var('data_dir') | string).rstrip('/') }}{%- endmacro %}
 {% macro spark__wag_file_root() -%}{{ wag_spark_data_root() }}{%- endmacro %}
+
+
+{% macro wag_is_infinite(expr) -%}
+  {#- True for +/-infinity (Spark has isnan but no isinf). -#}
+  {{ return(adapter.dispatch('wag_is_infinite', 'wag')(expr)) }}
+{%- endmacro %}
+{% macro default__wag_is_infinite(expr) -%}isinf({{ expr }}){%- endmacro %}
+{% macro spark__wag_is_infinite(expr) -%}({{ expr }} in (double('inf'), double('-inf'))){%- endmacro %}
