@@ -125,3 +125,74 @@ def test_same_value_tolerance():
     assert not same_value(None, 0.0)
     assert same_value(float("nan"), float("nan"))
     assert not same_value("a", "b")
+
+
+# --------------------------------------------------------------------------- retrieval on Spark
+QUESTIONS = [
+    "How did I sleep this week?",
+    "What affects my deep sleep the most?",
+    "How were my steps over the last 30 days?",
+    "Why am I tired despite sleeping 8 hours?",
+    "Is my resting heart rate related to my stress?",
+]
+
+
+def retrieval_cases(con) -> list[dict]:
+    """20 (subject, question) cases: the subjects of the build in order, the questions in turn, each
+    parsed offline (the deterministic QueryParse) on the subject's last day."""
+    from wag_cli.ask import parse_question
+    from wag_cli.catalog import load_catalog
+
+    catalog = load_catalog(con)
+    subjects = con.execute(
+        "select subject_id, max(day) from metric_values group by subject_id order by subject_id").fetchall()
+    cases = []
+    i = 0
+    while len(cases) < 20 and i < 200:
+        subject, last_day = subjects[i % len(subjects)]
+        question = QUESTIONS[i % len(QUESTIONS)]
+        i += 1
+        parsed = parse_question(question, last_day, offline=True, catalog=catalog)
+        if not parsed.metrics:
+            continue
+        cases.append({"subject": subject, "question": question, "metrics": list(parsed.metrics),
+                      "ref_day": parsed.reference_day, "window_days": parsed.window_days, "eta": parsed.openness})
+    return cases
+
+
+def test_wag_retrieve_on_spark_equals_duckdb(built_db: Path, spark_warehouse: Path):
+    from wag_cli.settings import RetrievalSettings
+    from wag_cli.spark_retrieve import load_macros, register_warehouse, retrieve_rows, spark_session
+
+    settings = RetrievalSettings.from_project().macro_params()
+    con = duckdb.connect(str(built_db), read_only=True)
+    cases = retrieval_cases(con)
+    assert len(cases) == 20
+    assert len({c["subject"] for c in cases}) >= 10
+
+    spark = spark_session(master=os.environ.get("WAG_SPARK_MASTER", "local[2]"), driver_memory="2g")
+    try:
+        register_warehouse(spark, spark_warehouse)
+        macros = load_macros(spark)
+        n_neighbours = 0
+        for case in cases:
+            args = dict(subject=case["subject"], metrics=case["metrics"], ref_day=case["ref_day"],
+                        window_days=case["window_days"], eta=case["eta"], **settings)
+            named = ", ".join(f"{k} := ${k}" for k in settings)
+            duck = con.execute(
+                f"select * from wag_retrieve($subject, $metrics, $ref_day, $window_days, $eta, {named})",
+                args).fetchall()
+            columns = [d[0] for d in con.description]
+            sp = retrieve_rows(spark, macros, **args)
+            label = f"{case['subject']} / {case['question']!r}"
+            assert sp, f"{label}: no row on Spark"
+            assert list(sp[0]) == columns, f"{label}: columns differ"
+            assert len(sp) == len(duck), f"{label}: {len(sp)} rows on Spark, {len(duck)} on DuckDB"
+            for d, s in zip(duck, sp):
+                for col, a in zip(columns, d):
+                    assert same_value(a, s[col]), f"{label}: {col} = {a!r} on DuckDB, {s[col]!r} on Spark (row {d[:4]})"
+            n_neighbours += sum(1 for d in duck if d[0] == "neighbour")
+        # the cases exercise the ranking, not only the primary rows
+        assert n_neighbours >= 40
+    finally:
+        spark.stop()
