@@ -25,24 +25,22 @@
 with raw as (
     select
         {{ globem_subject_key('filename', 'pid') }} as pid,
-        {{ wag_parse_date('"date"') }} as day,
+        {{ wag_parse_date(wag_q('date')) }} as day,
         {%- for f in features %}
-        "{{ column_prefix }}{{ f }}:allday" as "{{ f }}"{{ "," if not loop.last or derived }}
+        {{ wag_q(column_prefix ~ f ~ ':allday') }} as {{ wag_q(f) }}{{ "," if not loop.last or derived }}
         {%- endfor %}
         {%- for name, expr in derived.items() %}
-        cast({{ expr }} as varchar) as "{{ name }}"{{ "," if not loop.last }}
+        cast({{ expr }} as string) as {{ wag_q(name) }}{{ "," if not loop.last }}
         {%- endfor %}
     from {{ wag_read_csv(file_glob, csv_opts, required=required) }}
-    where {{ wag_parse_date('"date"') }} is not null
+    where {{ wag_parse_date(wag_q('date')) }} is not null
     {%- if where %}
       and {{ where }}
     {%- endif %}
 ),
 
 long as (
-    unpivot raw
-    on {% for f in features + (derived.keys() | list) %}"{{ f }}"{{ ", " if not loop.last }}{% endfor %}
-    into name feature value raw_value
+    {{ wag_unpivot('raw', features + (derived.keys() | list), 'feature', 'raw_value') }}
 )
 
 select
@@ -51,7 +49,7 @@ select
     day,
     '{{ raw_prefix }}' || feature as raw_field,
     avg({{ wag_parse_number('raw_value') }}) as value,
-    cast(null as varchar) as value_text
+    cast(null as string) as value_text
 from long
 where {{ wag_parse_number('raw_value') }} is not null
 group by pid, day, feature
@@ -69,7 +67,7 @@ group by pid, day, feature
       mapping file globem/subject_map.csv (columns study, pid, subject) documents rows that are the
       same person: those get the mapped key `subject` instead (e.g. one key for two study years). -#}
   {%- set study -%}
-    regexp_replace(regexp_extract(replace({{ filename_col }}, '\', '/'), '/globem/([^/]+)/[^/]+/[^/]+$', 1), '^INS-W-sample_', 'INS-W_')
+    regexp_replace(regexp_extract({{ wag_path_slashes(filename_col) }}, '/globem/([^/]+)/[^/]+/[^/]+$', 1), '^INS-W-sample_', 'INS-W_')
   {%- endset -%}
   {%- if wag_files_exist('globem/subject_map.csv') -%}
     coalesce(

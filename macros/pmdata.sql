@@ -13,7 +13,7 @@
 {%- if wag_files_exist(minute_glob) %}
 with raw as (
     select
-        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
         {{ wag_parse_timestamp('dateTime') }} as minute_ts,
         {{ wag_parse_number('value') }} as amount
     from {{ wag_read_json(minute_glob, "columns = {dateTime: 'VARCHAR', value: 'VARCHAR'}") }}
@@ -37,26 +37,26 @@ hr_days as (
     select pid, day
     from (
         select
-            regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+            regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
             {{ pmdata_zone_day('dateTime') }} as day,
-            {{ pmdata_zone_minutes('"value"') }} as hr_minutes
+            {{ pmdata_zone_minutes(wag_q('value')) }} as hr_minutes
         from {{ wag_read_json(hr_glob, "columns = {dateTime: 'VARCHAR', value: 'JSON'}") }}
     ) as zones
     where day is not null
     group by pid, day
     having max(hr_minutes) > 0
 {%- else %}
-    select cast(null as varchar) as pid, cast(null as date) as day where false
+    select cast(null as string) as pid, cast(null as date) as day where false
 {%- endif %}
 )
 
 select
-    cast('pmdata' as varchar) as dataset,
-    cast('pmdata:' || d.pid as varchar) as subject_id,
+    cast('pmdata' as string) as dataset,
+    cast('pmdata:' || d.pid as string) as subject_id,
     cast(d.day as date) as day,
-    cast('{{ raw_field }}' as varchar) as raw_field,
+    cast('{{ raw_field }}' as string) as raw_field,
     cast(d.value as double) as value,
-    cast(null as varchar) as value_text
+    cast(null as string) as value_text
 from per_day as d
 left join hr_days as h
     on h.pid = d.pid and h.day = d.day
@@ -77,8 +77,5 @@ where d.value > 0 or h.pid is not null
 {% macro pmdata_zone_minutes(value_expr) -%}
   {#- Minutes with a heart rate of a time_in_heart_rate_zones.json element: the sum of
       value.valuesInZones.* (a zone that is not a number counts as absent; raw_rejected lists it). -#}
-  list_sum(list_transform(
-      json_extract({{ value_expr }}, '$.valuesInZones.*'),
-      lambda x: {{ wag_parse_number('json_extract_string(x, \'$\')') }}
-  ))
+  {{ wag_json_values_sum(value_expr, '$.valuesInZones', wag_parse_number('ITEM')) }}
 {%- endmacro %}

@@ -11,9 +11,8 @@
       'YYYY-MM-DD HH:MM:SS', 'YYYY-MM-DDTHH:MM:SS', with or without fractional seconds ('.000'),
       seconds, or a trailing 'Z' / UTC offset (dropped: Fitbit times are local wall clock), or a bare
       'YYYY-MM-DD' (midnight). NULL when the text is none of these. -#}
-  try_strptime(
-      regexp_replace(trim({{ expr }}), '(\.[0-9]+)?(Z|[+-][0-9]{2}:?[0-9]{2})?$', ''),
-      ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M', '%Y-%m-%dT%H:%M', '%Y-%m-%d'])
+  {{ wag_try_strptime("regexp_replace(trim(" ~ expr ~ "), '(\\.[0-9]+)?(Z|[+-][0-9]{2}:?[0-9]{2})?$', '')",
+                      ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M', '%Y-%m-%dT%H:%M', '%Y-%m-%d']) }}
 {%- endmacro %}
 
 
@@ -25,32 +24,32 @@
 
 {% macro wag_parse_utc_timestamp(expr) -%}
   {#- A TIMESTAMPTZ from ISO text with a zone ('2019-11-16T23:50:57Z', '…+01:00'); NULL otherwise. -#}
-  try_cast(trim({{ expr }}) as timestamptz)
+  {{ wag_utc_text_to_timestamp('trim(' ~ expr ~ ')') }}
 {%- endmacro %}
 
 
 {% macro wag_parse_number(expr) -%}
   {#- A DOUBLE from text ('53.7', ' 4 ', '1e3'); NULL when the text is empty or not a number. -#}
-  try_cast(nullif(trim(cast({{ expr }} as varchar)), '') as double)
+  try_cast(nullif(trim(cast({{ expr }} as string)), '') as double)
 {%- endmacro %}
 
 
 {% macro wag_parse_flag(expr) -%}
   {#- A BOOLEAN from 'true'/'false' text in any case (JSON booleans arrive as that text); else NULL. -#}
-  case lower(trim(cast({{ expr }} as varchar))) when 'true' then true when 'false' then false end
+  case lower(trim(cast({{ expr }} as string))) when 'true' then true when 'false' then false end
 {%- endmacro %}
 
 
 {% macro wag_is_blank(expr) -%}
   {#- True for NULL or empty/whitespace text: a missing value (no row), not a rejection. -#}
-  ({{ expr }} is null or trim(cast({{ expr }} as varchar)) = '')
+  ({{ expr }} is null or trim(cast({{ expr }} as string)) = '')
 {%- endmacro %}
 
 
 {% macro wag_reject_if(condition, reason, bad_value='null') -%}
   {#- One element of a record's list of reasons: {reason, bad_value} when `condition` holds, else NULL.
       `reason` is fixed text (counted by `wag build`), `bad_value` the SQL of the offending text. -#}
-  case when {{ condition }} then {'reason': '{{ reason }}', 'bad_value': cast({{ bad_value }} as varchar)} end
+  case when {{ condition }} then {{ wag_struct([('reason', "'" ~ reason ~ "'"), ('bad_value', 'cast(' ~ bad_value ~ ' as string)')]) }} end
 {%- endmacro %}
 
 
@@ -59,7 +58,7 @@
       dotted 'DD.MM.YYYY'; an ISO date ('YYYY-MM-DD…', any spelling of wag_parse_timestamp) is read as
       such. NULL when the text is none of these. -#}
   cast(coalesce(
-      try_strptime(trim({{ expr }}), ['%d/%m/%Y %H:%M:%S', '%d/%m/%Y %H:%M', '%d/%m/%Y', '%d.%m.%Y %H:%M:%S', '%d.%m.%Y']),
+      {{ wag_try_strptime('trim(' ~ expr ~ ')', ['%d/%m/%Y %H:%M:%S', '%d/%m/%Y %H:%M', '%d/%m/%Y', '%d.%m.%Y %H:%M:%S', '%d.%m.%Y']) }},
       {{ wag_parse_timestamp(expr) }}) as date)
 {%- endmacro %}
 
@@ -67,7 +66,7 @@
 {% macro wag_parse_dmy_timestamp(expr) -%}
   {#- A naive TIMESTAMP from day-first text 'DD/MM/YYYY HH:MM:SS' (or dotted, or ISO); NULL otherwise. -#}
   coalesce(
-      try_strptime(trim({{ expr }}), ['%d/%m/%Y %H:%M:%S', '%d/%m/%Y %H:%M', '%d.%m.%Y %H:%M:%S']),
+      {{ wag_try_strptime('trim(' ~ expr ~ ')', ['%d/%m/%Y %H:%M:%S', '%d/%m/%Y %H:%M', '%d.%m.%Y %H:%M:%S']) }},
       {{ wag_parse_timestamp(expr) }})
 {%- endmacro %}
 
@@ -76,7 +75,7 @@
   {#- wag_is_blank, or one of `missing_words` (any case) that a file writes for "no value", e.g. the
       literal 'null' of IFH Affect's temperature_delta. -#}
   ({{ wag_is_blank(expr) }}
-   {%- if missing_words %} or lower(trim(cast({{ expr }} as varchar))) in ({% for w in missing_words %}'{{ w | lower }}'{{ ", " if not loop.last }}{% endfor %}){% endif %})
+   {%- if missing_words %} or lower(trim(cast({{ expr }} as string))) in ({% for w in missing_words %}'{{ w | lower }}'{{ ", " if not loop.last }}{% endfor %}){% endif %})
 {%- endmacro %}
 
 
@@ -120,14 +119,14 @@
       `filename` and `n` (the record's position in its file); `locator` and `raw` are SQL on it;
       `checks` a list of wag_reject_if / wag_check_* elements. -#}
 select '{{ dataset }}' as dataset, filename, {{ locator }} as locator, left({{ raw }}, 500) as raw,
-       unnest(list_filter([
+       {{ wag_nonnull_rows_open() }}
     {{ checks | join(',\n    ') }}
-  ], lambda r: r is not null)) as rejection
+  {{ wag_nonnull_rows_close() }} as rejection
 from {{ relation }}
 {%- endmacro %}
 
 
 {% macro wag_fields_text(columns) -%}
   {#- The raw text of a CSV record's fields `columns` as 'name=value, …' (empty fields left out). -#}
-  concat_ws(', '{% for c in columns %}, '{{ c }}=' || "{{ c }}"{% endfor %})
+  concat_ws(', '{% for c in columns %}, '{{ c }}=' || {{ wag_q(c) }}{% endfor %})
 {%- endmacro %}

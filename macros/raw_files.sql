@@ -46,6 +46,10 @@
 {% macro wag_require_csv_columns(relative_glob, required, options='') -%}
   {#- Raise a compiler error naming the first file under data_dir (matching the glob) whose header
       lacks any of `required` (compared case-sensitively, surrounding spaces ignored). -#}
+  {{ return(adapter.dispatch('wag_require_csv_columns', 'wag')(relative_glob, required, options)) }}
+{%- endmacro %}
+
+{% macro default__wag_require_csv_columns(relative_glob, required, options='') -%}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
   {%- set files = run_query("select file from glob('" ~ wag_data_path(relative_glob) ~ "') order by file") -%}
   {%- for file in files.columns[0].values() -%}
@@ -95,12 +99,12 @@
 {% macro wag_empty_raw() -%}
   {#- The empty relation with the staging contract's columns (used when a dataset folder is absent). -#}
   select
-    cast(null as varchar) as dataset,
-    cast(null as varchar) as subject_id,
+    cast(null as string) as dataset,
+    cast(null as string) as subject_id,
     cast(null as date)    as day,
-    cast(null as varchar) as raw_field,
+    cast(null as string) as raw_field,
     cast(null as double)  as value,
-    cast(null as varchar) as value_text
+    cast(null as string) as value_text
   where false
 {%- endmacro %}
 
@@ -111,16 +115,16 @@
       then qualified as '<dataset>:<pid>'): casts to the staging contract (DESIGN.md §2) and drops
       NULL values (missing = no row). -#}
 select
-    cast('{{ dataset }}' as varchar)    as dataset,
+    cast('{{ dataset }}' as string)    as dataset,
     {%- if pid_column %}
-    cast('{{ dataset }}:' || {{ pid_column }} as varchar) as subject_id,
+    cast('{{ dataset }}:' || {{ pid_column }} as string) as subject_id,
     {%- else %}
-    cast(subject_id as varchar)         as subject_id,
+    cast(subject_id as string)         as subject_id,
     {%- endif %}
     cast(day as date)                   as day,
-    cast(raw_field as varchar)          as raw_field,
+    cast(raw_field as string)          as raw_field,
     cast(value as double)               as value,
-    cast(null as varchar)               as value_text
+    cast(null as string)               as value_text
 from {{ relation }}
 where value is not null
 {%- endmacro %}
@@ -148,4 +152,28 @@ where value is not null
     {%- endif -%}
   {%- endif -%}
   {{ return('select 1') }}
+{%- endmacro %}
+
+
+{% macro wag_csv_header(relative_glob, options='') -%}
+  {#- The column names of the CSV files matching `relative_glob` under data_dir (the union over files,
+      in order of first appearance); [] at parse time or when no file matches. Lets a model list the
+      columns it unpivots (Spark's UNPIVOT needs them written out). -#}
+  {%- if not execute or not wag_files_exist(relative_glob) -%}{{ return([]) }}{%- endif -%}
+  {{ return(adapter.dispatch('wag_csv_header', 'wag')(relative_glob, options)) }}
+{%- endmacro %}
+
+{% macro default__wag_csv_header(relative_glob, options='') -%}
+  {%- set sql -%}
+    select column_name from (describe select * from read_csv('{{ wag_data_path(relative_glob) }}', header = true{% if options %}, {{ options }}{% endif %}))
+  {%- endset -%}
+  {{ return(run_query(sql).columns[0].values() | list) }}
+{%- endmacro %}
+
+{% macro spark__wag_csv_header(relative_glob, options='') -%}
+  {%- set columns = [] -%}
+  {%- for v in wag_spark_csv_views(relative_glob, options) -%}
+    {%- for c in v.columns if c not in columns -%}{%- do columns.append(c) -%}{%- endfor -%}
+  {%- endfor -%}
+  {{ return(columns) }}
 {%- endmacro %}

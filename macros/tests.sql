@@ -37,7 +37,7 @@ where m.{{ column_name }} is not null
 {% test finite(model, column_name) %}
 {#- Fails on NaN or infinite values (DuckDB stores both silently; DESIGN.md wants NULL). -#}
 select * from {{ model }}
-where {{ column_name }} is not null and (isnan({{ column_name }}) or isinf({{ column_name }}))
+where {{ column_name }} is not null and (isnan({{ column_name }}) or {{ wag_is_infinite(column_name) }})
 {% endtest %}
 
 
@@ -52,11 +52,11 @@ with checks as (
         subject_id, day, raw_field,
         case
             when dataset is distinct from '{{ dataset }}' then 'dataset is not {{ dataset }}'
-            when subject_id is null or not starts_with(subject_id, '{{ dataset }}:') then 'subject_id not {{ dataset }}:<id>'
+            when subject_id is null or substr(subject_id, 1, {{ (dataset ~ ':') | length }}) <> '{{ dataset }}:' then 'subject_id not {{ dataset }}:<id>'
             when day is null then 'day is NULL'
             when raw_field is null then 'raw_field is NULL'
             when value is null and value_text is null then 'neither value nor value_text'
-            when value is not null and (isnan(value) or isinf(value)) then 'value not finite'
+            when value is not null and (isnan(value) or {{ wag_is_infinite('value') }}) then 'value not finite'
         end as problem
     from {{ model }}
 ),

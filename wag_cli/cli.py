@@ -75,7 +75,8 @@ def _parse_day(text: str | None, what: str = "--as-of") -> date | None:
 
 # --------------------------------------------------------------------------- build / demo
 
-def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None, hint: str | None = None) -> None:
+def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None, hint: str | None = None,
+                         engine: str = "duckdb") -> None:
     from .build import run_build
     from .summary import rejected_summary, warehouse_summary
 
@@ -85,7 +86,7 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
             done["n"] += 1
             status.update(f"dbt build: {done['n']} nodes done · last: {name} ({node_status})")
 
-        result = run_build(data_dir, wide_sources=wide_sources, on_node=on_node)
+        result = run_build(data_dir, wide_sources=wide_sources, on_node=on_node, engine=engine)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(result.status_counts.items()))
     if not result.success:
         for name, msg in result.failures[:8]:
@@ -120,6 +121,9 @@ def build(
         "--data-dir", help="Raw data folder (pmdata/, lifesnaps/, globem/, ifh_affect/). Default: $WAG_DATA_DIR or demo_data/.")] = None,
     wide: Annotated[Optional[list[str]], typer.Option(
         "--wide", help="A wide daily CSV as NAME=PATH (one row per participant-day); repeatable.")] = None,
+    engine: Annotated[str, typer.Option(
+        "--engine", help="duckdb (default) or spark: dbt build --target spark (pip install -e \".[spark]\"), "
+                         "then the warehouse file is read from Spark's Parquet tables.")] = "duckdb",
 ) -> None:
     """Run dbt seed + build (models, data tests, unit tests) into the warehouse."""
     from .paths import data_dir as default_data_dir
@@ -144,7 +148,7 @@ def build(
             if not p.is_file():
                 raise UsageError(f"--wide {item!r}: no file at {p}")
             sources.append({"dataset": name, "path": str(p)})
-        _build_and_summarise(root, sources or None)
+        _build_and_summarise(root, sources or None, engine=engine)
     except WagError as exc:
         _fail(exc)
 

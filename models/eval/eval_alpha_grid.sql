@@ -17,8 +17,8 @@ grid_points as (
     select
         p.grid_param,
         {{ g['start'] }} + i.i * {{ g['step'] }} as log10_alpha
-    from (select unnest(['alpha_pop', 'alpha_ind']) as grid_param) as p
-    cross join (select range as i from range(0, {{ n_points }})) as i
+    from (select 'alpha_pop' as grid_param union all select 'alpha_ind') as p
+    cross join (select {{ wag_range_rows(0, n_points, 1) }} as i) as i
 ),
 
 grid as (

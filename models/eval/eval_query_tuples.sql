@@ -85,7 +85,7 @@ single_candidates as (
         d.*,
         w.window_label,
         w.window_days,
-        md5(d.subject_id || '|' || d.metric_id || '|' || cast(d.day as varchar) || '|'
+        md5(d.subject_id || '|' || d.metric_id || '|' || cast(d.day as string) || '|'
             || w.window_label || '|{{ seed }}') as draw
     from eligible_days as d
     cross join windows as w
@@ -224,7 +224,7 @@ multi_days as (
         dataset,
         subject_id,
         day,
-        md5(subject_id || '|' || cast(day as varchar) || '|multi|{{ seed }}') as draw
+        md5(subject_id || '|' || cast(day as string) || '|multi|{{ seed }}') as draw
     from eligible_days
     where value is not null
     group by dataset, subject_id, day
@@ -337,7 +337,7 @@ tuples as (
         day as reference_day,
         window_label,
         window_days,
-        cast(null as varchar) as abnormal_level,
+        cast(null as string) as abnormal_level,
         cast(null as double) as zeta_asof,
         cast(null as integer) as n_history_days,
         kind_order,
@@ -347,7 +347,7 @@ tuples as (
 
 select
     substr(md5(kind || '|' || subject_id || '|' || array_to_string(metrics, ',') || '|'
-               || cast(reference_day as varchar) || '|' || window_label || '|{{ seed }}'), 1, 16) as tuple_id,
+               || cast(reference_day as string) || '|' || window_label || '|{{ seed }}'), 1, 16) as tuple_id,
     kind,
     dataset,
     subject_id,

@@ -15,8 +15,8 @@ collapsed as (
         metric_id,
         day,
         avg(value)                                                    as value,
-        string_agg(distinct value_text, '; ' order by value_text)     as value_text,
-        string_agg(distinct raw_field, ', ' order by raw_field)       as raw_fields,
+        {{ wag_string_agg('value_text', "'; '", 'value_text', distinct=true) }}     as value_text,
+        {{ wag_string_agg('raw_field', "', '", 'raw_field', distinct=true) }}       as raw_fields,
         bool_or(is_wide)                                              as is_wide
     from {{ ref('int_metric_values__mapped') }}
     where value is not null or nullif(trim(value_text), '') is not null

@@ -3,12 +3,12 @@
 {%- set datasets = ['pmdata', 'lifesnaps', 'globem', 'ifh_affect'] %}
 {% for d in datasets %}
 select
-    cast(dataset as varchar)    as dataset,
-    cast(raw_field as varchar)  as raw_field,
-    cast(metric_id as varchar)  as metric_id,
+    cast(dataset as string)    as dataset,
+    cast(raw_field as string)  as raw_field,
+    cast(metric_id as string)  as metric_id,
     cast(scale as double)       as scale,
-    cast("offset" as double)    as value_offset,
-    cast(note as varchar)       as note
+    cast({{ wag_q('offset') }} as double)    as value_offset,
+    cast(note as string)       as note
 from {{ ref('raw_field_map_' ~ d) }}
 {% if not loop.last %}union all{% endif %}
 {% endfor %}

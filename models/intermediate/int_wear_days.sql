@@ -27,7 +27,7 @@ ifh_affect as (
         subject_id,
         day,
         cast(least(sum(value), 1440) as double) as wear_minutes,
-        cast('Oura classified wear minutes (rest + inactive + low + medium + high)' as varchar) as evidence
+        cast('Oura classified wear minutes (rest + inactive + low + medium + high)' as string) as evidence
     from ifh_activity
     where raw_field in ('activity.rest', 'activity.inactive', 'activity.active_minutes')
     group by dataset, subject_id, day

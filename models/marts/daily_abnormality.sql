@@ -62,8 +62,8 @@ cuts as (
     select
         series_key,
         {%- for k in ['1', '7', '14', '30', 'all'] %}
-        quantile_cont(zeta_{{ k }}, 1.0 / 3) filter (where value is not null) as p33_{{ k }},
-        quantile_cont(zeta_{{ k }}, 2.0 / 3) filter (where value is not null) as p66_{{ k }}{{ ',' if not loop.last }}
+        {{ wag_quantile_cont('zeta_' ~ k, 1.0 / 3) }} filter (where value is not null) as p33_{{ k }},
+        {{ wag_quantile_cont('zeta_' ~ k, 2.0 / 3) }} filter (where value is not null) as p66_{{ k }}{{ ',' if not loop.last }}
         {%- endfor %}
     from windows
     group by series_key

@@ -6,8 +6,8 @@ with native as (
     select
         dataset,
         metric_id,
-        string_agg(raw_field, ', ' order by raw_field)  as raw_fields,
-        string_agg(note, ' | ' order by raw_field)      as measurement
+        {{ wag_string_agg('raw_field', "', '", 'raw_field') }}  as raw_fields,
+        {{ wag_string_agg('note', "' | '", 'raw_field') }}      as measurement
     from {{ ref('int_raw_field_map') }}
     group by dataset, metric_id
 ),
@@ -16,8 +16,8 @@ wide as (
     select
         dataset,
         metric_id,
-        string_agg(distinct raw_field, ', ' order by raw_field)                      as raw_fields,
-        'column ' || string_agg(distinct raw_field, ', ' order by raw_field)
+        {{ wag_string_agg('raw_field', "', '", 'raw_field', distinct=true) }}                      as raw_fields,
+        'column ' || {{ wag_string_agg('raw_field', "', '", 'raw_field', distinct=true) }}
             || ' of the wide daily source ' || dataset || ' (catalog unit assumed)'   as measurement
     from {{ ref('stg_wide__daily_metrics') }}
     group by dataset, metric_id

@@ -2,7 +2,7 @@
 with coverage as (
     select
         metric_id,
-        string_agg(distinct dataset, ', ' order by dataset)  as datasets_with_data,
+        {{ wag_string_agg('dataset', "', '", 'dataset', distinct=true) }}  as datasets_with_data,
         count(distinct subject_id)                          as n_subjects_with_data,
         count(*)                                            as n_values
     from {{ ref('metric_values') }}

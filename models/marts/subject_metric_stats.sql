@@ -60,9 +60,9 @@ select
     d.metric_id,
     p.first_day,
     p.last_day,
-    cast(date_diff('day', p.first_day, p.last_day) + 1 as integer)        as n_period_days,
+    cast({{ wag_days_between_count('p.first_day', 'p.last_day') }} + 1 as integer)        as n_period_days,
     cast(coalesce(o.n_days, 0) as integer)                                as n_days,
-    1.0 - coalesce(o.n_days, 0) / (date_diff('day', p.first_day, p.last_day) + 1.0)
+    1.0 - coalesce(o.n_days, 0) / ({{ wag_days_between_count('p.first_day', 'p.last_day') }} + 1.0)
                                                                            as missing_fraction,
     o.first_value_day,
     o.last_value_day,

@@ -88,7 +88,7 @@ select
     s.subject_id,
     min(s.first_day)                                           as first_day,
     max(s.last_day)                                            as last_day,
-    cast(date_diff('day', min(s.first_day), max(s.last_day)) as integer) as vl_s,
+    cast({{ wag_days_between_count('min(s.first_day)', 'max(s.last_day)') }} as integer) as vl_s,
     count(*)                                                   as n_metrics,
     count(*) filter (where s.n_days > 0)                       as n_metrics_with_data,
     avg(s.missing_fraction)                                    as md_s,

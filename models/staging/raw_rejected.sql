@@ -37,7 +37,7 @@
 {%- if wag_files_exist(sleep_glob) %}
 {%- set part -%}
 select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (logId ' || nullif(trim(f.logId), '') || ')', '') as locator,
-       raw, unnest(list_filter([
+       raw, {{ wag_nonnull_rows_open() }}
     {{ wag_reject_if(wag_is_blank('f.logId'), 'no logId (duplicates cannot be told apart)') }},
     {{ wag_reject_if(wag_is_blank('f.mainSleep') ~ ' and ' ~ wag_is_blank('f.isMainSleep'),
                      'no main-sleep flag (mainSleep or isMainSleep)') }},
@@ -55,14 +55,14 @@ select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (logId ' || 
     {{ wag_reject_if('not ' ~ wag_is_blank('f.' ~ col) ~ ' and ' ~ wag_parse_number('f.' ~ col) ~ ' is null',
                      col ~ ' is not a number', 'f.' ~ col) }}{{ "," if not loop.last }}
     {%- endfor %}
-  ], lambda r: r is not null)) as rejection
+  {{ wag_nonnull_rows_close() }} as rejection
 from (
-    select filename, row_number() over (partition by filename) as n, left(json::varchar, 500) as raw,
-           {
-             {%- for col in ['logId', 'dateOfSleep', 'startTime', 'endTime', 'mainSleep', 'isMainSleep'] + sleep_numbers %}
-             {{ col }}: json_extract_string(json, '$.{{ col }}'){{ "," if not loop.last }}
-             {%- endfor %}
-           } as f
+    select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw,
+           {%- set fields = [] -%}
+           {%- for col in ['logId', 'dateOfSleep', 'startTime', 'endTime', 'mainSleep', 'isMainSleep'] + sleep_numbers -%}
+             {%- do fields.append((col, wag_json_text('json', '$.' ~ col))) -%}
+           {%- endfor %}
+           {{ wag_struct(fields) }} as f
     from {{ wag_read_json_objects(sleep_glob) }}
 )
 -- a log that is not the main sleep is skipped by rule; its fields are not checked
@@ -73,17 +73,17 @@ where coalesce({{ wag_parse_flag('f.mainSleep') }}, {{ wag_parse_flag('f.isMainS
 {%- if wag_files_exist(rhr_glob) %}
 {%- set part -%}
 select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '') as locator,
-       raw, unnest(list_filter([
+       raw, {{ wag_nonnull_rows_open() }}
     {{ wag_reject_if(wag_is_blank('date_time'), 'empty dateTime') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('date_time') ~ ' and ' ~ wag_parse_date('date_time') ~ ' is null',
                      'dateTime is not a date (YYYY-MM-DD[ HH:MM:SS])', 'date_time') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('bpm') ~ ' and ' ~ wag_parse_number('bpm') ~ ' is null',
                      'value.value is not a number', 'bpm') }}
-  ], lambda r: r is not null)) as rejection
+  {{ wag_nonnull_rows_close() }} as rejection
 from (
-    select filename, row_number() over (partition by filename) as n, left(json::varchar, 500) as raw,
-           json_extract_string(json, '$.dateTime') as date_time,
-           json_extract_string(json, '$.value.value') as bpm
+    select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw,
+           {{ wag_json_text('json', '$.dateTime') }} as date_time,
+           {{ wag_json_text('json', '$.value.value') }} as bpm
     from {{ wag_read_json_objects(rhr_glob) }}
 )
 {%- endset %}{% do parts.append(part) %}
@@ -93,7 +93,7 @@ from (
 {%- set items = ['fatigue', 'mood', 'readiness', 'stress'] -%}
 {%- set part -%}
 select 'pmdata' as dataset, filename, 'line ' || (n + 1) as locator,
-       raw, unnest(list_filter([
+       raw, {{ wag_nonnull_rows_open() }}
     {{ wag_reject_if(wag_is_blank('effective_time_frame'), 'empty effective_time_frame') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('effective_time_frame') ~ ' and ' ~ wag_parse_utc_timestamp('effective_time_frame') ~ ' is null',
                      'effective_time_frame is not a timestamp with zone (YYYY-MM-DDTHH:MM:SSZ)', 'effective_time_frame') }},
@@ -101,9 +101,9 @@ select 'pmdata' as dataset, filename, 'line ' || (n + 1) as locator,
     {{ wag_reject_if('not ' ~ wag_is_blank(col) ~ ' and ' ~ wag_parse_number(col) ~ ' is null',
                      col ~ ' is not a number', col) }}{{ "," if not loop.last }}
     {%- endfor %}
-  ], lambda r: r is not null)) as rejection
+  {{ wag_nonnull_rows_close() }} as rejection
 from (
-    select *, row_number() over (partition by filename) as n,
+    select *, {{ wag_file_row_number() }} as n,
            left(concat_ws(',', effective_time_frame, {{ items | join(', ') }}), 500) as raw
     from {{ wag_read_csv(wellness_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
 )
@@ -113,16 +113,16 @@ from (
 {%- if wag_files_exist(score_glob) %}
 {%- set part -%}
 select 'pmdata' as dataset, filename, 'line ' || (n + 1) || coalesce(' (sleep_log_entry_id ' || nullif(trim(sleep_log_entry_id), '') || ')', '') as locator,
-       raw, unnest(list_filter([
-    {{ wag_reject_if(wag_is_blank('"timestamp"'), 'empty timestamp') }},
-    {{ wag_reject_if('not ' ~ wag_is_blank('"timestamp"') ~ ' and ' ~ wag_parse_timestamp('"timestamp"') ~ ' is null',
-                     'timestamp is not a timestamp (YYYY-MM-DDTHH:MM:SS[Z])', '"timestamp"') }},
+       raw, {{ wag_nonnull_rows_open() }}
+    {{ wag_reject_if(wag_is_blank(wag_q('timestamp')), 'empty timestamp') }},
+    {{ wag_reject_if('not ' ~ wag_is_blank(wag_q('timestamp')) ~ ' and ' ~ wag_parse_timestamp(wag_q('timestamp')) ~ ' is null',
+                     'timestamp is not a timestamp (YYYY-MM-DDTHH:MM:SS[Z])', wag_q('timestamp')) }},
     {{ wag_reject_if('not ' ~ wag_is_blank('overall_score') ~ ' and ' ~ wag_parse_number('overall_score') ~ ' is null',
                      'overall_score is not a number', 'overall_score') }}
-  ], lambda r: r is not null)) as rejection
+  {{ wag_nonnull_rows_close() }} as rejection
 from (
-    select *, row_number() over (partition by filename) as n,
-           left(concat_ws(',', "timestamp", sleep_log_entry_id, overall_score), 500) as raw
+    select *, {{ wag_file_row_number() }} as n,
+           left(concat_ws(',', {{ wag_q('timestamp') }}, sleep_log_entry_id, overall_score), 500) as raw
     from {{ wag_read_csv(score_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
 )
 {%- endset %}{% do parts.append(part) %}
@@ -131,7 +131,7 @@ from (
 {%- if wag_files_exist(srpe_glob) %}
 {%- set part -%}
 select 'pmdata' as dataset, filename, 'line ' || (n + 1) as locator,
-       raw, unnest(list_filter([
+       raw, {{ wag_nonnull_rows_open() }}
     {{ wag_reject_if(wag_is_blank('end_date_time'), 'empty end_date_time') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('end_date_time') ~ ' and ' ~ wag_parse_utc_timestamp('end_date_time') ~ ' is null',
                      'end_date_time is not a timestamp with zone (YYYY-MM-DDTHH:MM:SSZ)', 'end_date_time') }},
@@ -139,9 +139,9 @@ select 'pmdata' as dataset, filename, 'line ' || (n + 1) as locator,
     {{ wag_reject_if('not ' ~ wag_is_blank(col) ~ ' and ' ~ wag_parse_number(col) ~ ' is null',
                      col ~ ' is not a number', col) }}{{ "," if not loop.last }}
     {%- endfor %}
-  ], lambda r: r is not null)) as rejection
+  {{ wag_nonnull_rows_close() }} as rejection
 from (
-    select *, row_number() over (partition by filename) as n,
+    select *, {{ wag_file_row_number() }} as n,
            left(concat_ws(',', end_date_time, activity_names, perceived_exertion, duration_min), 500) as raw
     from {{ wag_read_csv(srpe_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
 )
@@ -149,29 +149,29 @@ from (
 {%- endif %}
 
 {%- for glob, items in globem_surveys if wag_files_exist(glob) %}
+{%- set survey_opts = "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'" -%}
+{%- set header = wag_csv_header(glob, survey_opts) -%}
+{%- set present = [] -%}{%- for i in items if i in header -%}{%- do present.append(i) -%}{%- endfor -%}
+{%- if present %}
 {%- set part -%}
 select 'globem' as dataset, filename, 'line ' || (n + 1) || ' (pid ' || coalesce(pid, '') || ', ' || item || ')' as locator,
-       raw, unnest(list_filter([
-    {{ wag_reject_if(wag_parse_date('"date"') ~ ' is null',
-                     'date is not a date (YYYY-MM-DD)', '"date"') }},
+       raw, {{ wag_nonnull_rows_open() }}
+    {{ wag_reject_if(wag_parse_date(wag_q('date')) ~ ' is null',
+                     'date is not a date (YYYY-MM-DD)', wag_q('date')) }},
     {{ wag_reject_if('not ' ~ wag_is_blank('raw_value') ~ ' and ' ~ wag_parse_number('raw_value') ~ ' is null',
                      'survey answer is not a number', 'raw_value') }}
-  ], lambda r: r is not null)) as rejection
+  {{ wag_nonnull_rows_close() }} as rejection
 from (
-    select filename, n, pid, "date", item, raw_value,
-           left('pid=' || coalesce(pid, '') || ', date=' || coalesce("date", '') || ', ' || item || '=' || raw_value, 500) as raw
+    select filename, n, pid, {{ wag_q('date') }}, item, raw_value,
+           left('pid=' || coalesce(pid, '') || ', date=' || coalesce({{ wag_q('date') }}, '') || ', ' || item || '=' || raw_value, 500) as raw
     from (
-        unpivot (
-            select *, row_number() over (partition by filename) as n
-            from {{ wag_read_csv(glob, "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'") }}
-        )
-        on columns(* exclude (filename, pid, "date", n))
-        into name item value raw_value
+        {{ wag_unpivot("(select filename, pid, " ~ wag_q('date') ~ ", " ~ wag_q_list(present) ~ ", " ~ wag_file_row_number()
+                       ~ " as n from " ~ wag_read_csv(glob, survey_opts) ~ ")", present, 'item', 'raw_value') }}
     )
-    where item in ({% for i in items %}'{{ i }}'{{ ", " if not loop.last }}{% endfor %})
-      and not {{ wag_is_blank('raw_value') }}
+    where not {{ wag_is_blank('raw_value') }}
 )
 {%- endset %}{% do parts.append(part) %}
+{%- endif %}
 {%- endfor %}
 
 {#- ---- PMData: per-minute steps / distance, daily activity minutes, heart-rate zones, exercise ---- -#}
@@ -180,8 +180,8 @@ from (
                      ('pmdata/*/fitbit/*_minutes.json', 'date', 'YYYY-MM-DD[ HH:MM:SS]')] -%}
 {%- for glob, kind, format in json_days if wag_files_exist(glob) %}
 {%- set rel -%}
-(select filename, row_number() over (partition by filename) as n, left(json::varchar, 500) as raw_json,
-        json_extract_string(json, '$.dateTime') as date_time, json_extract_string(json, '$.value') as v
+(select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw_json,
+        {{ wag_json_text('json', '$.dateTime') }} as date_time, {{ wag_json_text('json', '$.value') }} as v
  from {{ wag_read_json_objects(glob) }})
 {%- endset %}
 {%- do parts.append(wag_rejections('pmdata', rel,
@@ -192,14 +192,13 @@ from (
 {%- set zones_glob = 'pmdata/*/fitbit/time_in_heart_rate_zones.json' -%}
 {%- if wag_files_exist(zones_glob) %}
 {%- set rel -%}
-(select filename, row_number() over (partition by filename) as n, left(json::varchar, 500) as raw_json,
-        json_extract_string(json, '$.dateTime') as date_time,
-        json_extract(json, '$.value.valuesInZones') as zones
+(select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw_json,
+        {{ wag_json_text('json', '$.dateTime') }} as date_time,
+        {{ wag_json_value('json', '$.value.valuesInZones') }} as zones
  from {{ wag_read_json_objects(zones_glob) }})
 {%- endset %}
 {%- set bad_zone -%}
-len(list_filter(json_extract(zones, '$.*'), lambda x: not {{ wag_is_blank("json_extract_string(x, '$')") }}
-                and {{ wag_parse_number("json_extract_string(x, '$')") }} is null)) > 0
+{{ wag_json_values_any('zones', 'not ' ~ wag_is_blank('ITEM') ~ ' and ' ~ wag_parse_number('ITEM') ~ ' is null') }}
 {%- endset %}
 {%- do parts.append(wag_rejections('pmdata', rel,
         "'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '')", 'raw_json',
@@ -210,9 +209,9 @@ len(list_filter(json_extract(zones, '$.*'), lambda x: not {{ wag_is_blank("json_
 {%- set exercise_glob = 'pmdata/*/fitbit/exercise.json' -%}
 {%- if wag_files_exist(exercise_glob) %}
 {%- set rel -%}
-(select filename, row_number() over (partition by filename) as n, left(json::varchar, 500) as raw_json,
-        json_extract_string(json, '$.logId') as log_id, json_extract_string(json, '$.startTime') as start_time,
-        json_extract_string(json, '$.duration') as duration, json_extract_string(json, '$.vo2Max.vo2Max') as vo2_max
+(select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw_json,
+        {{ wag_json_text('json', '$.logId') }} as log_id, {{ wag_json_text('json', '$.startTime') }} as start_time,
+        {{ wag_json_text('json', '$.duration') }} as duration, {{ wag_json_text('json', '$.vo2Max.vo2Max') }} as vo2_max
  from {{ wag_read_json_objects(exercise_glob) }})
 {%- endset %}
 {%- do parts.append(wag_rejections('pmdata', rel,
@@ -224,19 +223,19 @@ len(list_filter(json_extract(zones, '$.*'), lambda x: not {{ wag_is_blank("json_
 {%- set reporting_glob = 'pmdata/*/googledocs/reporting.csv' -%}
 {%- if wag_files_exist(reporting_glob) %}
 {%- set rel -%}
-(select *, row_number() over (partition by filename) as n
+(select *, {{ wag_file_row_number() }} as n
  from {{ wag_read_csv(reporting_glob, "all_varchar = true, union_by_name = true, delim = ','") }})
 {%- endset %}
 {%- do parts.append(wag_rejections('pmdata', rel, "'line ' || (n + 1)",
         wag_fields_text(['date', 'timestamp', 'meals', 'weight', 'glasses_of_fluid', 'alcohol_consumed']),
-        [wag_check_day('"date"', 'date', 'dmy_date', 'DD/MM/YYYY'),
-         wag_check_day('"timestamp"', 'timestamp', 'dmy_timestamp', 'DD/MM/YYYY HH:MM:SS', required=false)])) %}
+        [wag_check_day(wag_q('date'), 'date', 'dmy_date', 'DD/MM/YYYY'),
+         wag_check_day(wag_q('timestamp'), 'timestamp', 'dmy_timestamp', 'DD/MM/YYYY HH:MM:SS', required=false)])) %}
 {%- endif %}
 
 {%- set injury_glob = 'pmdata/*/pmsys/injury.csv' -%}
 {%- if wag_files_exist(injury_glob) %}
 {%- set rel -%}
-(select *, row_number() over (partition by filename) as n
+(select *, {{ wag_file_row_number() }} as n
  from {{ wag_read_csv(injury_glob, "all_varchar = true, union_by_name = true, delim = ','") }})
 {%- endset %}
 {%- do parts.append(wag_rejections('pmdata', rel, "'line ' || (n + 1)", wag_fields_text(['effective_time_frame', 'injuries']),
@@ -255,12 +254,12 @@ len(list_filter(json_extract(zones, '$.*'), lambda x: not {{ wag_is_blank("json_
     'minutes_below_default_zone_1', 'minutes_in_default_zone_1', 'minutes_in_default_zone_2',
     'minutes_in_default_zone_3'] -%}
 {%- set rel -%}
-(select *, row_number() over (partition by filename) as n
+(select *, {{ wag_file_row_number() }} as n
  from {{ wag_read_csv(daily_csv, "all_varchar = true, delim = ',', quote = '\"'") }})
 {%- endset %}
 {%- set checks = [wag_reject_if(wag_is_blank('id'), 'empty id'),
-                  wag_check_day('"date"', 'date', 'date', 'YYYY-MM-DD')] -%}
-{%- for c in daily_numbers %}{% do checks.append(wag_check_number('"' ~ c ~ '"', c)) %}{% endfor -%}
+                  wag_check_day(wag_q('date'), 'date', 'date', 'YYYY-MM-DD')] -%}
+{%- for c in daily_numbers %}{% do checks.append(wag_check_number(wag_q(c ~ ''), c)) %}{% endfor -%}
 {%- do parts.append(wag_rejections('lifesnaps', rel,
         "'line ' || (n + 1) || coalesce(' (id ' || nullif(trim(id), '') || ')', '')",
         wag_fields_text(['id', 'date'] + daily_numbers), checks)) %}
@@ -271,7 +270,7 @@ len(list_filter(json_extract(zones, '$.*'), lambda x: not {{ wag_is_blank("json_
                           ('personality', ['extraversion', 'agreeableness', 'conscientiousness', 'stability', 'intellect'])]
     if wag_files_exist(survey_dir ~ name ~ '.csv') %}
 {%- set rel -%}
-(select *, row_number() over (partition by filename) as n
+(select *, {{ wag_file_row_number() }} as n
  from {{ wag_read_csv(survey_dir ~ name ~ '.csv', "all_varchar = true, delim = ',', quote = '\"'") }})
 {%- endset %}
 {%- set checks = [wag_reject_if(wag_is_blank('user_id'), 'empty user_id'),
@@ -291,13 +290,13 @@ len(list_filter(json_extract(zones, '$.*'), lambda x: not {{ wag_is_blank("json_
                         'high', 'inactive', 'rest', 'non_wear'])] -%}
 {%- for glob, numbers in ifh_files if wag_files_exist(glob) %}
 {%- set rel -%}
-(select *, row_number() over (partition by filename) as n
+(select *, {{ wag_file_row_number() }} as n
  from {{ wag_read_csv(glob, "all_varchar = true, union_by_name = true, delim = ',', quote = '\"'") }})
 {%- endset %}
-{%- set checks = [wag_check_day('"date"', 'date', 'date', 'YYYY-MM-DD')] -%}
-{%- for c in numbers %}{% do checks.append(wag_check_number('"' ~ c ~ '"', c, missing_words=['null'])) %}{% endfor -%}
+{%- set checks = [wag_check_day(wag_q('date'), 'date', 'date', 'YYYY-MM-DD')] -%}
+{%- for c in numbers %}{% do checks.append(wag_check_number(wag_q(c ~ ''), c, missing_words=['null'])) %}{% endfor -%}
 {%- do parts.append(wag_rejections('ifh_affect', rel,
-        "'line ' || (n + 1) || coalesce(' (date ' || nullif(trim(\"date\"), '') || ')', '')",
+        "'line ' || (n + 1) || coalesce(' (date ' || nullif(trim(" ~ wag_q('date') ~ "), '') || ')', '')",
         wag_fields_text(['date'] + numbers), checks)) %}
 {%- endfor %}
 
@@ -306,12 +305,12 @@ len(list_filter(json_extract(zones, '$.*'), lambda x: not {{ wag_is_blank("json_
 {%- set columns = [] -%}
 {%- for f in spec.features %}{% do columns.append(spec.prefix ~ f ~ ':allday') %}{% endfor -%}
 {%- set rel -%}
-(select filename, pid, "date", {% for c in columns %}"{{ c }}", {% endfor %}row_number() over (partition by filename) as n
+(select filename, pid, {{ wag_q('date') }}, {% for c in columns %}{{ wag_q(c) }}, {% endfor %}{{ wag_file_row_number() }} as n
  from {{ wag_read_csv('globem/*/FeatureData/' ~ sensor ~ '.csv',
                       "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'") }})
 {%- endset %}
-{%- set checks = [wag_check_day('"date"', 'date', 'date', 'YYYY-MM-DD')] -%}
-{%- for c in columns %}{% do checks.append(wag_check_number('"' ~ c ~ '"', c)) %}{% endfor -%}
+{%- set checks = [wag_check_day(wag_q('date'), 'date', 'date', 'YYYY-MM-DD')] -%}
+{%- for c in columns %}{% do checks.append(wag_check_number(wag_q(c ~ ''), c)) %}{% endfor -%}
 {%- do parts.append(wag_rejections('globem', rel,
         "'line ' || (n + 1) || ' (pid ' || coalesce(pid, '') || ')'",
         wag_fields_text(['pid', 'date'] + columns), checks)) %}
@@ -321,20 +320,20 @@ with rejected as (
     {%- if parts %}
     {{ parts | join('\n    union all\n') }}
     {%- else %}
-    select cast(null as varchar) as dataset, cast(null as varchar) as filename, cast(null as varchar) as locator,
-           cast(null as varchar) as raw,
-           cast(null as struct(reason varchar, bad_value varchar)) as rejection
+    select cast(null as string) as dataset, cast(null as string) as filename, cast(null as string) as locator,
+           cast(null as string) as raw,
+           {{ wag_struct([('reason', 'cast(null as string)'), ('bad_value', 'cast(null as string)')]) }} as rejection
     where false
     {%- endif %}
 )
 
 select
-    cast(dataset as varchar) as dataset,
-    cast(replace(filename, '\', '/') as varchar) as full_path,
-    cast(substr(replace(filename, '\', '/'), length('{{ root.rstrip('/') }}') + 2) as varchar) as file,
-    cast(locator as varchar) as locator,
-    cast(raw as varchar) as raw_text,
-    cast(rejection.reason as varchar) as reason,
-    cast(rejection.bad_value as varchar) as bad_value
+    cast(dataset as string) as dataset,
+    cast({{ wag_path_slashes('filename') }} as string) as full_path,
+    cast(substr({{ wag_path_slashes('filename') }}, length('{{ wag_file_root() }}') + 2) as string) as file,
+    cast(locator as string) as locator,
+    cast(raw as string) as raw_text,
+    cast(rejection.reason as string) as reason,
+    cast(rejection.bad_value as string) as bad_value
 from rejected
 where rejection is not null

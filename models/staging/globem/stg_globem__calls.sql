@@ -27,5 +27,5 @@
 {%- set prefix = spec.prefix -%}
 {{ globem_allday_features('call', prefix, 'call.phone_calls_rapids_', spec.features,
                            derived={'incoming_plus_outgoing_count':
-                               wag_parse_number('"' ~ prefix ~ 'incoming_count:allday"') ~ ' + '
-                               ~ wag_parse_number('"' ~ prefix ~ 'outgoing_count:allday"')}) }}
+                               wag_parse_number(wag_q(prefix ~ 'incoming_count:allday')) ~ ' + '
+                               ~ wag_parse_number(wag_q(prefix ~ 'outgoing_count:allday'))}) }}

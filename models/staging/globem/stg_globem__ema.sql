@@ -42,63 +42,72 @@
 {%- if has_ema or has_weekly or has_pre %}
 with
 {%- if has_ema %}
+{%- set header = wag_csv_header(ema_glob, csv_opts) -%}
+{%- set present = [] -%}{%- for i in ema_items if i in header -%}{%- do present.append(i) -%}{%- endfor %}
 ema as (
-    select 'ema.' || item as raw_field, pid, "date", raw_value
+    {%- if present %}
+    select 'ema.' || item as raw_field, pid, {{ wag_q('date') }}, raw_value
     from (
-        unpivot (
-            select * exclude (filename, pid), {{ globem_subject_key('filename', 'pid') }} as pid
-            from {{ wag_read_csv(ema_glob, csv_opts) }}
-        )
-        on columns(* exclude (pid, "date"))
-        into name item value raw_value
+        {{ wag_unpivot("(select " ~ globem_subject_key('filename', 'pid') ~ " as pid, " ~ wag_q('date')
+                        ~ ", " ~ wag_q_list(present) ~ " from " ~ wag_read_csv(ema_glob, csv_opts) ~ ")",
+                        present, 'item', 'raw_value') }}
     )
-    where item in ({% for i in ema_items %}'{{ i }}'{{ ", " if not loop.last }}{% endfor %})
+    {%- else %}
+    select cast(null as string) as raw_field, cast(null as string) as pid, cast(null as string) as {{ wag_q('date') }},
+           cast(null as string) as raw_value
+    where false
+    {%- endif %}
 ),
 {%- endif %}
 {%- if has_weekly %}
+{%- set header = wag_csv_header(weekly_glob, csv_opts) -%}
+{%- set present = [] -%}{%- for i in weekly_items if i in header -%}{%- do present.append(i) -%}{%- endfor %}
 weekly as (
-    select 'dep_weekly.' || item as raw_field, pid, "date", raw_value
+    {%- if present %}
+    select 'dep_weekly.' || item as raw_field, pid, {{ wag_q('date') }}, raw_value
     from (
-        unpivot (
-            select * exclude (filename, pid), {{ globem_subject_key('filename', 'pid') }} as pid
-            from {{ wag_read_csv(weekly_glob, csv_opts) }}
-        )
-        on columns(* exclude (pid, "date"))
-        into name item value raw_value
+        {{ wag_unpivot("(select " ~ globem_subject_key('filename', 'pid') ~ " as pid, " ~ wag_q('date')
+                        ~ ", " ~ wag_q_list(present) ~ " from " ~ wag_read_csv(weekly_glob, csv_opts) ~ ")",
+                        present, 'item', 'raw_value') }}
     )
-    where item in ({% for i in weekly_items %}'{{ i }}'{{ ", " if not loop.last }}{% endfor %})
+    {%- else %}
+    select cast(null as string) as raw_field, cast(null as string) as pid, cast(null as string) as {{ wag_q('date') }},
+           cast(null as string) as raw_value
+    where false
+    {%- endif %}
 ),
 {%- endif %}
 {%- if has_pre %}
+{%- set bfi_columns = [] -%}
+{%- for c in wag_csv_header(pre_glob, csv_opts) if modules.re.search('^BFI10_[a-z]+_PRE$', c) -%}{%- do bfi_columns.append(c) -%}{%- endfor %}
 bfi_items as (
+    {%- if bfi_columns %}
     select
         pid,
-        "date",
+        {{ wag_q('date') }},
         regexp_extract(item, '^BFI10_([a-z]+)_PRE$', 1) as trait,
         {{ wag_parse_number('raw_value') }} as score
     from (
-        unpivot (
-            select * exclude (filename, pid), {{ globem_subject_key('filename', 'pid') }} as pid
-            from {{ wag_read_csv(pre_glob, csv_opts) }}
-        )
-        on columns(* exclude (pid, "date"))
-        into name item value raw_value
+        {{ wag_unpivot("(select " ~ globem_subject_key('filename', 'pid') ~ " as pid, " ~ wag_q('date')
+                        ~ ", " ~ wag_q_list(bfi_columns) ~ " from " ~ wag_read_csv(pre_glob, csv_opts) ~ ")",
+                        bfi_columns, 'item', 'raw_value') }}
     )
-    where regexp_matches(item, '^BFI10_[a-z]+_PRE$')
+    {%- else %}
+    select cast(null as string) as pid, cast(null as string) as {{ wag_q('date') }}, cast(null as string) as trait,
+           cast(null as double) as score
+    where false
+    {%- endif %}
 ),
 
 bfi as (
     select
         pid,
-        "date",
-        'BFI-10 (2-10): ' || string_agg(
-            trait || ' ' || regexp_replace(cast(score as varchar), '\.0$', ''),
-            ', '
-            order by coalesce(list_position({{ traits | tojson | replace('"', "'") }}, trait), 99), trait
-        ) as value_text
+        {{ wag_q('date') }},
+        'BFI-10 (2-10): ' || {{ wag_string_agg("trait || ' ' || regexp_replace(cast(score as string), '\\.0$', '')", "', '",
+                                                "coalesce(" ~ wag_list_position(traits, 'trait') ~ ", 99), trait") }} as value_text
     from bfi_items
     where score is not null
-    group by pid, "date"
+    group by pid, {{ wag_q('date') }}
 ),
 {%- endif %}
 
@@ -106,45 +115,45 @@ numeric_answers as (
     {%- set parts = [] -%}
     {%- if has_ema %}{% do parts.append('select * from ema') %}{% endif -%}
     {%- if has_weekly %}{% do parts.append('select * from weekly') %}{% endif -%}
-    {%- if parts | length == 0 %}{% do parts.append("select cast(null as varchar) as raw_field, cast(null as varchar) as pid, cast(null as varchar) as \"date\", cast(null as varchar) as raw_value where false") %}{% endif %}
+    {%- if parts | length == 0 %}{% do parts.append("select cast(null as string) as raw_field, cast(null as string) as pid, cast(null as string) as " ~ wag_q('date') ~ ", cast(null as string) as raw_value where false") %}{% endif %}
     {{ parts | join('\n    union all\n    ') }}
 )
 
 select
     'globem' as dataset,
     'globem:' || trim(pid) as subject_id,
-    {{ wag_parse_date('"date"') }} as day,
+    {{ wag_parse_date(wag_q('date')) }} as day,
     raw_field,
     avg({{ wag_parse_number('raw_value') }}) as value,
-    cast(null as varchar) as value_text
+    cast(null as string) as value_text
 from numeric_answers
-where {{ wag_parse_number('raw_value') }} is not null and {{ wag_parse_date('"date"') }} is not null
-group by trim(pid), trim("date"), raw_field
+where {{ wag_parse_number('raw_value') }} is not null and {{ wag_parse_date(wag_q('date')) }} is not null
+group by trim(pid), trim({{ wag_q('date') }}), raw_field
 {%- if has_pre %}
 union all
 select
     'globem' as dataset,
     'globem:' || trim(pid) as subject_id,
-    {{ wag_parse_date('"date"') }} as day,
+    {{ wag_parse_date(wag_q('date')) }} as day,
     'pre.BFI10' as raw_field,
     cast(null as double) as value,
-    string_agg(distinct value_text, '; ' order by value_text) as value_text
+    {{ wag_string_agg('value_text', "'; '", 'value_text', distinct=true) }} as value_text
 from bfi
-where {{ wag_parse_date('"date"') }} is not null
-group by trim(pid), trim("date")
+where {{ wag_parse_date(wag_q('date')) }} is not null
+group by trim(pid), trim({{ wag_q('date') }})
 {%- endif %}
 {%- if has_weekly %}
 union all
 select
     'globem' as dataset,
     'globem:' || {{ globem_subject_key('filename', 'pid') }} as subject_id,
-    {{ wag_parse_date('"date"') }} as day,
+    {{ wag_parse_date(wag_q('date')) }} as day,
     'dep_weekly.dep' as raw_field,
     cast(null as double) as value,
-    cast(any_value({{ wag_parse_flag('dep') }}) as varchar) as value_text
+    cast(any_value({{ wag_parse_flag('dep') }}) as string) as value_text
 from {{ wag_read_csv(weekly_glob, csv_opts) }}
-where {{ wag_parse_flag('dep') }} is not null and {{ wag_parse_date('"date"') }} is not null
-group by {{ globem_subject_key('filename', 'pid') }}, {{ wag_parse_date('"date"') }}
+where {{ wag_parse_flag('dep') }} is not null and {{ wag_parse_date(wag_q('date')) }} is not null
+group by {{ globem_subject_key('filename', 'pid') }}, {{ wag_parse_date(wag_q('date')) }}
 {%- endif %}
 {%- else %}
 {{ wag_empty_raw() }}

@@ -51,19 +51,17 @@
 with raw as (
     select
         {{ globem_subject_key('filename', 'pid') }} as pid,
-        {{ wag_parse_date('"date"') }} as row_date,
-        {{ wag_parse_number('"' ~ prefix ~ 'countepisodemain:allday"') }} as n_main_sleeps,
+        {{ wag_parse_date(wag_q('date')) }} as row_date,
+        {{ wag_parse_number(wag_q(prefix ~ 'countepisodemain:allday')) }} as n_main_sleeps,
         {%- for f in features %}
-        "{{ prefix }}{{ f }}:allday" as "{{ f }}"{{ "," if not loop.last }}
+        {{ wag_q(prefix ~ f ~ ':allday') }} as {{ wag_q(f) }}{{ "," if not loop.last }}
         {%- endfor %}
     from {{ wag_read_csv(sleep_glob, csv_opts) }}
-    where {{ wag_parse_date('"date"') }} is not null
+    where {{ wag_parse_date(wag_q('date')) }} is not null
 ),
 
 long as (
-    unpivot raw
-    on {% for f in features %}"{{ f }}"{{ ", " if not loop.last }}{% endfor %}
-    into name feature value raw_value
+    {{ wag_unpivot('raw', features | list, 'feature', 'raw_value') }}
 ),
 
 typed as (
@@ -86,7 +84,7 @@ select
     day,
     'sleep.fitbit_sleep_summary_rapids_' || feature as raw_field,
     avg(value) as value,
-    cast(null as varchar) as value_text
+    cast(null as string) as value_text
 from typed
 where value is not null and is_real_sleep
 group by pid, day, feature

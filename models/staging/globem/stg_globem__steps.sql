@@ -22,4 +22,4 @@
 {#- no-wear day: 0 steps over the whole day -#}
 {%- set spec = globem_feature_files()['steps'] %}
 {{ globem_allday_features('steps', spec.prefix, 'steps.fitbit_steps_intraday_rapids_', spec.features,
-                           where=wag_parse_number('"' ~ spec.prefix ~ 'sumsteps:allday"') ~ ' is distinct from 0') }}
+                           where=wag_parse_number(wag_q(spec.prefix ~ 'sumsteps:allday')) ~ ' is distinct from 0') }}

@@ -30,13 +30,13 @@ with raw as (
 
 typed as (
     select
-        'ifh_affect:' || regexp_extract(replace(filename, '\', '/'), '/(par_[0-9]+)/oura/[^/]+$', 1)
+        'ifh_affect:' || regexp_extract({{ wag_path_slashes('filename') }}, '/(par_[0-9]+)/oura/[^/]+$', 1)
                                                                         as subject_id,
-        {{ wag_parse_date('"date"') }}            as day,
+        {{ wag_parse_date(wag_q('date')) }}            as day,
         {{ wag_parse_number('steps') }}                                       as steps,
         {{ wag_parse_number('cal_total') }}                                   as cal_total,
         {{ wag_parse_number('daily_movement') }}                              as daily_movement,
-        {{ wag_parse_number('"low"') }}                                       as low,
+        {{ wag_parse_number(wag_q('low')) }}                                       as low,
         {{ wag_parse_number('medium') }}                                      as medium,
         {{ wag_parse_number('high') }}                                        as high,
         {{ wag_parse_number('inactive') }}                                    as inactive,
@@ -48,7 +48,7 @@ typed as (
 one_per_day as (
     select
         *,
-        coalesce(rest, 0) + coalesce(inactive, 0) + coalesce("low", 0) + coalesce(medium, 0) + coalesce(high, 0)
+        coalesce(rest, 0) + coalesce(inactive, 0) + coalesce({{ wag_q('low') }}, 0) + coalesce(medium, 0) + coalesce(high, 0)
             as worn_minutes
     from typed
     where day is not null and subject_id <> 'ifh_affect:'
@@ -59,24 +59,22 @@ wide as (
     select
         subject_id,
         day,
-        case when worn_minutes > 0 then steps end                       as "activity.steps",
-        case when worn_minutes > 0 then nullif(cal_total, 0) end        as "activity.cal_total",
-        case when worn_minutes > 0 then daily_movement end              as "activity.daily_movement",
-        case when worn_minutes > 0 then "low" end                       as "activity.low",
-        case when worn_minutes > 0 then medium end                      as "activity.medium",
-        case when worn_minutes > 0 then high end                        as "activity.high",
-        case when worn_minutes > 0 then inactive end                    as "activity.inactive",
-        case when worn_minutes > 0 then rest end                        as "activity.rest",
-        case when worn_minutes > 0 then "low" + medium + high end       as "activity.active_minutes",
-        non_wear                                                        as "activity.non_wear"
+        case when worn_minutes > 0 then steps end                       as {{ wag_q('activity.steps') }},
+        case when worn_minutes > 0 then nullif(cal_total, 0) end        as {{ wag_q('activity.cal_total') }},
+        case when worn_minutes > 0 then daily_movement end              as {{ wag_q('activity.daily_movement') }},
+        case when worn_minutes > 0 then {{ wag_q('low') }} end                       as {{ wag_q('activity.low') }},
+        case when worn_minutes > 0 then medium end                      as {{ wag_q('activity.medium') }},
+        case when worn_minutes > 0 then high end                        as {{ wag_q('activity.high') }},
+        case when worn_minutes > 0 then inactive end                    as {{ wag_q('activity.inactive') }},
+        case when worn_minutes > 0 then rest end                        as {{ wag_q('activity.rest') }},
+        case when worn_minutes > 0 then {{ wag_q('low') }} + medium + high end       as {{ wag_q('activity.active_minutes') }},
+        non_wear                                                        as {{ wag_q('activity.non_wear') }}
     from one_per_day
 ),
 
 -- UNPIVOT drops NULL cells: missing = no row.
 long as (
-    unpivot wide
-    on columns(* exclude (subject_id, day))
-    into name raw_field value value
+    {{ wag_unpivot('wide', ['activity.steps', 'activity.cal_total', 'activity.daily_movement', 'activity.low', 'activity.medium', 'activity.high', 'activity.inactive', 'activity.rest', 'activity.active_minutes', 'activity.non_wear'], 'raw_field', 'value') }}
 )
 
 {{ wag_contract_rows('ifh_affect', 'long') }}

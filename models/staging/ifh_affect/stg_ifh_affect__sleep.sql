@@ -43,9 +43,9 @@ with raw as (
 
 typed as (
     select
-        'ifh_affect:' || regexp_extract(replace(filename, '\', '/'), '/(par_[0-9]+)/oura/[^/]+$', 1)
+        'ifh_affect:' || regexp_extract({{ wag_path_slashes('filename') }}, '/(par_[0-9]+)/oura/[^/]+$', 1)
                                                                         as subject_id,
-        {{ wag_parse_date('"date"') }}            as day,
+        {{ wag_parse_date(wag_q('date')) }}            as day,
         {{ wag_parse_number('duration') }}                                    as duration,
         {{ wag_parse_number('total') }}                                       as total,
         {{ wag_parse_number('awake') }}                                       as awake,
@@ -97,31 +97,29 @@ wide as (
     select
         subject_id,
         day,
-        nullif(duration, 0)         as "sleep.duration",
-        nullif(total, 0)            as "sleep.total",
-        awake                       as "sleep.awake",
-        light                       as "sleep.light",
-        rem                         as "sleep.rem",
-        deep                        as "sleep.deep",
-        onset_latency               as "sleep.onset_latency",
-        midpoint_time               as "sleep.midpoint_time",
-        bedtime_start               as "sleep.bedtime_start",
-        bedtime_end                 as "sleep.bedtime_end",
-        nullif(efficiency, 0)       as "sleep.efficiency",
-        nullif(score, 0)            as "sleep.score",
-        nullif(hr_lowest, 0)        as "sleep.hr_lowest",
-        nullif(hr_average, 0)       as "sleep.hr_average",
-        nullif(rmssd, 0)            as "sleep.rmssd",
-        nullif(breath_average, 0)   as "sleep.breath_average",
-        temperature_delta           as "sleep.temperature_delta"
+        nullif(duration, 0)         as {{ wag_q('sleep.duration') }},
+        nullif(total, 0)            as {{ wag_q('sleep.total') }},
+        awake                       as {{ wag_q('sleep.awake') }},
+        light                       as {{ wag_q('sleep.light') }},
+        rem                         as {{ wag_q('sleep.rem') }},
+        deep                        as {{ wag_q('sleep.deep') }},
+        onset_latency               as {{ wag_q('sleep.onset_latency') }},
+        midpoint_time               as {{ wag_q('sleep.midpoint_time') }},
+        bedtime_start               as {{ wag_q('sleep.bedtime_start') }},
+        bedtime_end                 as {{ wag_q('sleep.bedtime_end') }},
+        nullif(efficiency, 0)       as {{ wag_q('sleep.efficiency') }},
+        nullif(score, 0)            as {{ wag_q('sleep.score') }},
+        nullif(hr_lowest, 0)        as {{ wag_q('sleep.hr_lowest') }},
+        nullif(hr_average, 0)       as {{ wag_q('sleep.hr_average') }},
+        nullif(rmssd, 0)            as {{ wag_q('sleep.rmssd') }},
+        nullif(breath_average, 0)   as {{ wag_q('sleep.breath_average') }},
+        temperature_delta           as {{ wag_q('sleep.temperature_delta') }}
     from bedtimes
 ),
 
 -- UNPIVOT drops NULL cells: missing = no row.
 long as (
-    unpivot wide
-    on columns(* exclude (subject_id, day))
-    into name raw_field value value
+    {{ wag_unpivot('wide', ['sleep.duration', 'sleep.total', 'sleep.awake', 'sleep.light', 'sleep.rem', 'sleep.deep', 'sleep.onset_latency', 'sleep.midpoint_time', 'sleep.bedtime_start', 'sleep.bedtime_end', 'sleep.efficiency', 'sleep.score', 'sleep.hr_lowest', 'sleep.hr_average', 'sleep.rmssd', 'sleep.breath_average', 'sleep.temperature_delta'], 'raw_field', 'value') }}
 )
 
 {{ wag_contract_rows('ifh_affect', 'long') }}

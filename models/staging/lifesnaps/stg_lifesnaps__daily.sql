@@ -43,12 +43,12 @@ with raw as (
 typed as (
     select
         'lifesnaps:' || trim(id)                                        as subject_id,
-        {{ wag_parse_date('"date"') }}            as day,
+        {{ wag_parse_date(wag_q('date')) }}            as day,
         {{ wag_parse_number('sleep_duration') }}                              as sleep_duration,
-        {{ wag_parse_number('"minutesAsleep"') }}                             as minutes_asleep,
-        {{ wag_parse_number('"minutesAwake"') }}                              as minutes_awake,
-        {{ wag_parse_number('"minutesToFallAsleep"') }}                       as minutes_to_fall_asleep,
-        {{ wag_parse_number('"minutesAfterWakeup"') }}                        as minutes_after_wakeup,
+        {{ wag_parse_number(wag_q('minutesAsleep')) }}                             as minutes_asleep,
+        {{ wag_parse_number(wag_q('minutesAwake')) }}                              as minutes_awake,
+        {{ wag_parse_number(wag_q('minutesToFallAsleep')) }}                       as minutes_to_fall_asleep,
+        {{ wag_parse_number(wag_q('minutesAfterWakeup')) }}                        as minutes_after_wakeup,
         {{ wag_parse_number('sleep_efficiency') }}                            as sleep_efficiency,
         {{ wag_parse_number('steps') }}                                       as steps,
         {{ wag_parse_number('distance') }}                                    as distance,
@@ -63,14 +63,14 @@ typed as (
         {{ wag_parse_number('nightly_temperature') }}                         as nightly_temperature,
         {{ wag_parse_number('daily_temperature_variation') }}                 as daily_temperature_variation,
         {{ wag_parse_number('full_sleep_breathing_rate') }}                   as full_sleep_breathing_rate,
-        {{ wag_parse_number('"filteredDemographicVO2Max"') }}                 as vo2max,
+        {{ wag_parse_number(wag_q('filteredDemographicVO2Max')) }}                 as vo2max,
         {{ wag_parse_number('stress_score') }}                                as stress_score,
         {{ wag_parse_number('bpm') }}                                         as bpm,
         {{ wag_parse_number('step_goal') }}                                   as step_goal,
         {%- for label in mood_labels %}
-        {{ wag_parse_number('"' ~ label ~ '"') }}                             as "mood_{{ label }}",
+        {{ wag_parse_number(wag_q(label ~ '')) }}                             as {{ wag_q('mood_' ~ label) }},
         {%- endfor %}
-        nullif(trim("activityType"), '')                                as activity_type,
+        nullif(trim({{ wag_q('activityType') }}), '')                                as activity_type,
         lower(trim(mindfulness_session))                                as mindfulness_session,
         nullif(trim(age), '')                                           as age,
         nullif(trim(gender), '')                                        as gender,
@@ -86,7 +86,7 @@ flagged as (
                  and lightly_active_minutes = 0
                  and moderately_active_minutes = 0
                  and very_active_minutes = 0, false)                    as not_worn,
-        ({% for label in mood_labels %}coalesce("mood_{{ label }}", 0){% if not loop.last %} + {% endif %}{% endfor %}) > 0
+        ({% for label in mood_labels %}coalesce({{ wag_q('mood_' ~ label) }}, 0){% if not loop.last %} + {% endif %}{% endfor %}) > 0
                                                                         as mood_answered
     from typed
     where day is not null
@@ -96,43 +96,41 @@ numeric_wide as (
     select
         subject_id,
         day,
-        nullif(sleep_duration, 0)                                       as "daily.sleep_duration",
-        nullif(minutes_asleep, 0)                                       as "daily.minutesAsleep",
-        minutes_awake                                                   as "daily.minutesAwake",
-        minutes_to_fall_asleep                                          as "daily.minutesToFallAsleep",
-        minutes_after_wakeup                                            as "daily.minutesAfterWakeup",
-        nullif(sleep_efficiency, 0)                                     as "daily.sleep_efficiency",
-        case when not not_worn then nullif(steps, 0) end                as "daily.steps",
-        case when not not_worn then nullif(distance, 0) end             as "daily.distance",
-        case when not not_worn and calories >= 500 then calories end    as "daily.calories",
-        case when not not_worn then lightly_active_minutes end          as "daily.lightly_active_minutes",
-        case when not not_worn then moderately_active_minutes end       as "daily.moderately_active_minutes",
-        case when not not_worn then very_active_minutes end             as "daily.very_active_minutes",
-        case when not not_worn then sedentary_minutes end               as "daily.sedentary_minutes",
+        nullif(sleep_duration, 0)                                       as {{ wag_q('daily.sleep_duration') }},
+        nullif(minutes_asleep, 0)                                       as {{ wag_q('daily.minutesAsleep') }},
+        minutes_awake                                                   as {{ wag_q('daily.minutesAwake') }},
+        minutes_to_fall_asleep                                          as {{ wag_q('daily.minutesToFallAsleep') }},
+        minutes_after_wakeup                                            as {{ wag_q('daily.minutesAfterWakeup') }},
+        nullif(sleep_efficiency, 0)                                     as {{ wag_q('daily.sleep_efficiency') }},
+        case when not not_worn then nullif(steps, 0) end                as {{ wag_q('daily.steps') }},
+        case when not not_worn then nullif(distance, 0) end             as {{ wag_q('daily.distance') }},
+        case when not not_worn and calories >= 500 then calories end    as {{ wag_q('daily.calories') }},
+        case when not not_worn then lightly_active_minutes end          as {{ wag_q('daily.lightly_active_minutes') }},
+        case when not not_worn then moderately_active_minutes end       as {{ wag_q('daily.moderately_active_minutes') }},
+        case when not not_worn then very_active_minutes end             as {{ wag_q('daily.very_active_minutes') }},
+        case when not not_worn then sedentary_minutes end               as {{ wag_q('daily.sedentary_minutes') }},
         case when not not_worn
              then lightly_active_minutes + moderately_active_minutes + very_active_minutes
-        end                                                             as "daily.active_minutes",
-        nullif(resting_hr, 0)                                           as "daily.resting_hr",
-        nullif(rmssd, 0)                                                as "daily.rmssd",
-        nullif(spo2, 0)                                                 as "daily.spo2",
-        nullif(nightly_temperature, 0)                                  as "daily.nightly_temperature",
-        daily_temperature_variation                                     as "daily.daily_temperature_variation",
-        nullif(full_sleep_breathing_rate, 0)                            as "daily.full_sleep_breathing_rate",
-        nullif(vo2max, 0)                                               as "daily.filteredDemographicVO2Max",
-        nullif(stress_score, 0)                                         as "daily.stress_score",
-        nullif(bpm, 0)                                                  as "daily.bpm",
-        nullif(step_goal, 0)                                            as "sema.step_goal",
-        case when mood_answered then "mood_TIRED" end                   as "sema.TIRED",
-        case when mood_answered then "mood_TENSE/ANXIOUS" end           as "sema.TENSE/ANXIOUS",
-        {{ wag_parse_number('bmi') }}                                         as "profile.bmi"
+        end                                                             as {{ wag_q('daily.active_minutes') }},
+        nullif(resting_hr, 0)                                           as {{ wag_q('daily.resting_hr') }},
+        nullif(rmssd, 0)                                                as {{ wag_q('daily.rmssd') }},
+        nullif(spo2, 0)                                                 as {{ wag_q('daily.spo2') }},
+        nullif(nightly_temperature, 0)                                  as {{ wag_q('daily.nightly_temperature') }},
+        daily_temperature_variation                                     as {{ wag_q('daily.daily_temperature_variation') }},
+        nullif(full_sleep_breathing_rate, 0)                            as {{ wag_q('daily.full_sleep_breathing_rate') }},
+        nullif(vo2max, 0)                                               as {{ wag_q('daily.filteredDemographicVO2Max') }},
+        nullif(stress_score, 0)                                         as {{ wag_q('daily.stress_score') }},
+        nullif(bpm, 0)                                                  as {{ wag_q('daily.bpm') }},
+        nullif(step_goal, 0)                                            as {{ wag_q('sema.step_goal') }},
+        case when mood_answered then {{ wag_q('mood_TIRED') }} end                   as {{ wag_q('sema.TIRED') }},
+        case when mood_answered then {{ wag_q('mood_TENSE/ANXIOUS') }} end           as {{ wag_q('sema.TENSE/ANXIOUS') }},
+        {{ wag_parse_number('bmi') }}                                         as {{ wag_q('profile.bmi') }}
     from flagged
 ),
 
 -- UNPIVOT drops NULL cells: a missing value gives no row (staging contract).
 numeric_long as (
-    unpivot numeric_wide
-    on columns(* exclude (subject_id, day))
-    into name raw_field value value
+    {{ wag_unpivot('numeric_wide', ['daily.sleep_duration', 'daily.minutesAsleep', 'daily.minutesAwake', 'daily.minutesToFallAsleep', 'daily.minutesAfterWakeup', 'daily.sleep_efficiency', 'daily.steps', 'daily.distance', 'daily.calories', 'daily.lightly_active_minutes', 'daily.moderately_active_minutes', 'daily.very_active_minutes', 'daily.sedentary_minutes', 'daily.active_minutes', 'daily.resting_hr', 'daily.rmssd', 'daily.spo2', 'daily.nightly_temperature', 'daily.daily_temperature_variation', 'daily.full_sleep_breathing_rate', 'daily.filteredDemographicVO2Max', 'daily.stress_score', 'daily.bpm', 'sema.step_goal', 'sema.TIRED', 'sema.TENSE/ANXIOUS', 'profile.bmi'], 'raw_field', 'value') }}
 ),
 
 text_wide as (
@@ -141,42 +139,40 @@ text_wide as (
         day,
         nullif(concat_ws(', '
             {%- for label in mood_labels %},
-            case when "mood_{{ label }}" = 1 then '{{ label }}' end
+            case when {{ wag_q('mood_' ~ label) }} = 1 then '{{ label }}' end
             {%- endfor %}
-        ), '')                                                          as "sema.mood",
+        ), '')                                                          as {{ wag_q('sema.mood') }},
         -- Python-list string "['Swim', 'Walk']" -> 'Swim, Walk'
-        nullif(array_to_string(regexp_extract_all(activity_type, '''([^'']+)''', 1), ', '), '')
-                                                                        as "daily.activityType",
+        nullif({{ wag_regexp_extract_all_joined('activity_type', "' || chr(39) || '([^' || chr(39) || ']+)' || chr(39) || '", 1, ', ') }}, '')
+                                                                        as {{ wag_q('daily.activityType') }},
         case when mindfulness_session = 'true'
-             then 'completed a mindfulness session' end                 as "daily.mindfulness_session",
-        age                                                             as "profile.age",
-        gender                                                          as "profile.gender",
-        case when {{ wag_parse_number('bmi') }} is null then bmi end          as "profile.bmi"
+             then 'completed a mindfulness session' end                 as {{ wag_q('daily.mindfulness_session') }},
+        age                                                             as {{ wag_q('profile.age') }},
+        gender                                                          as {{ wag_q('profile.gender') }},
+        case when {{ wag_parse_number('bmi') }} is null then bmi end          as {{ wag_q('profile.bmi') }}
     from flagged
 ),
 
 text_long as (
-    unpivot text_wide
-    on columns(* exclude (subject_id, day))
-    into name raw_field value value_text
+    {{ wag_unpivot('text_wide', ['sema.mood', 'daily.activityType', 'daily.mindfulness_session', 'profile.age', 'profile.gender', 'profile.bmi'], 'raw_field', 'value_text') }}
 )
 
 select
     'lifesnaps'                 as dataset,
     subject_id,
     day,
-    cast(raw_field as varchar)  as raw_field,
+    cast(raw_field as string)  as raw_field,
     cast(value as double)       as value,
-    cast(null as varchar)       as value_text
+    cast(null as string)       as value_text
 from numeric_long
 union all
 select
     'lifesnaps'                 as dataset,
     subject_id,
     day,
-    cast(raw_field as varchar)  as raw_field,
+    cast(raw_field as string)  as raw_field,
     cast(null as double)        as value,
-    cast(value_text as varchar) as value_text
+    cast(value_text as string) as value_text
 from text_long
 
 {% else %}

@@ -33,7 +33,7 @@ with panas as (
         {{ wag_parse_number('negative_affect_score') }}                 as negative_affect_score
     from {{ wag_read_csv(survey_dir ~ 'panas.csv', csv_options) }}
     {% else %}
-    select cast(null as varchar) as subject_id, cast(null as date) as day,
+    select cast(null as string) as subject_id, cast(null as date) as day,
            cast(null as double) as positive_affect_score, cast(null as double) as negative_affect_score
     where false
     {% endif %}
@@ -47,7 +47,7 @@ stai as (
         {{ wag_parse_number('stai_stress') }}                           as stai_stress
     from {{ wag_read_csv(survey_dir ~ 'stai.csv', csv_options) }}
     {% else %}
-    select cast(null as varchar) as subject_id, cast(null as date) as day, cast(null as double) as stai_stress
+    select cast(null as string) as subject_id, cast(null as date) as day, cast(null as double) as stai_stress
     where false
     {% endif %}
 ),
@@ -59,12 +59,12 @@ personality as (
         {{ wag_parse_date('submitdate') }}                              as day,
         nullif(concat_ws(', '
             {%- for trait in ['extraversion', 'agreeableness', 'conscientiousness', 'stability', 'intellect'] %},
-            '{{ trait }} ' || regexp_replace(cast({{ wag_parse_number(trait) }} as varchar), '\.0$', '')
+            '{{ trait }} ' || regexp_replace(cast({{ wag_parse_number(trait) }} as string), '\.0$', '')
             {%- endfor %}
         ), '')                                                          as ipip_scores
     from {{ wag_read_csv(survey_dir ~ 'personality.csv', csv_options) }}
     {% else %}
-    select cast(null as varchar) as subject_id, cast(null as date) as day, cast(null as varchar) as ipip_scores
+    select cast(null as string) as subject_id, cast(null as date) as day, cast(null as string) as ipip_scores
     where false
     {% endif %}
 ),
@@ -86,7 +86,7 @@ select
     day,
     raw_field,
     avg(value)              as value,
-    cast(null as varchar)   as value_text
+    cast(null as string)   as value_text
 from numeric_rows
 where subject_id is not null and day is not null and value is not null
 group by subject_id, day, raw_field

@@ -20,7 +20,7 @@ with raw as (
 typed as (
     select
         'lifesnaps:' || trim(id)                                as subject_id,
-        {{ wag_parse_date('"date"') }}    as day,
+        {{ wag_parse_date(wag_q('date')) }}    as day,
         {%- for z in zones %}
         {{ wag_parse_number(z) }}                               as {{ z }}{{ ',' if not loop.last }}
         {%- endfor %}
@@ -29,17 +29,17 @@ typed as (
 )
 
 select
-    cast('lifesnaps' as varchar) as dataset,
+    cast('lifesnaps' as string) as dataset,
     subject_id,
     day,
     cast(least(max({% for z in zones %}coalesce({{ z }}, 0){{ ' + ' if not loop.last }}{% endfor %}), 1440) as double) as wear_minutes,
-    cast('minutes with heart rate (Fitbit heart-rate zone columns)' as varchar) as evidence
+    cast('minutes with heart rate (Fitbit heart-rate zone columns)' as string) as evidence
 from typed
 where day is not null
   and ({% for z in zones %}{{ z }} is not null{{ ' or ' if not loop.last }}{% endfor %})
 group by subject_id, day
 {%- else %}
-select cast(null as varchar) as dataset, cast(null as varchar) as subject_id, cast(null as date) as day,
-       cast(null as double) as wear_minutes, cast(null as varchar) as evidence
+select cast(null as string) as dataset, cast(null as string) as subject_id, cast(null as date) as day,
+       cast(null as double) as wear_minutes, cast(null as string) as evidence
 where false
 {%- endif %}

@@ -22,8 +22,8 @@
 {%- if wag_files_exist(minutes_glob) %}
 with raw as (
     select
-        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
-        regexp_extract(replace(filename, '\', '/'), '/([a-z_]+)_minutes\.json$', 1) as level,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([a-z_]+)_minutes\.json$', 1) as level,
         {{ wag_parse_date('dateTime') }} as day_ts,
         {{ wag_parse_number('value') }} as minutes
     from {{ wag_read_json(minutes_glob, "columns = {dateTime: 'VARCHAR', value: 'VARCHAR'}") }}

@@ -20,12 +20,12 @@
 {%- if wag_files_exist(exercise_glob) %}
 with raw as (
     select
-        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
         trim(logId) as log_id,
         trim(activityName) as activity_name,
         {{ wag_parse_number('duration') }} as duration_ms,
         {{ wag_parse_timestamp('startTime') }} as start_ts,
-        {{ wag_parse_number('json_extract_string(vo2Max, \'$.vo2Max\')') }} as vo2_max
+        {{ wag_parse_number(wag_json_text('vo2Max', '$.vo2Max')) }} as vo2_max
     from {{ wag_read_json(exercise_glob,
         "columns = {logId: 'VARCHAR', activityName: 'VARCHAR', duration: 'VARCHAR', startTime: 'VARCHAR',
                     vo2Max: 'JSON'}") }}
@@ -37,30 +37,31 @@ bouts as (
         cast(start_ts as date) as day,
         case
             when duration_ms is null then activity_name
-            else activity_name || ' (' || cast(cast(round(duration_ms / 60000.0) as bigint) as varchar) || ' min)'
+            else activity_name || ' (' || cast(cast(round(duration_ms / 60000.0) as bigint) as string) || ' min)'
         end as label
     from raw
     where pid <> '' and start_ts is not null
-    qualify row_number() over (partition by pid, coalesce(log_id, cast(start_ts as varchar)) order by start_ts) = 1
+    qualify row_number() over (partition by pid, coalesce(log_id, cast(start_ts as string)) order by start_ts) = 1
 ),
 
 per_day as (
     select
         pid,
         day,
-        string_agg(label, '; ' order by start_ts, log_id) filter (where label is not null and label <> '') as activities,
+        -- string_agg skips NULLs: the CASE is the filter (one spelling for both engines)
+        {{ wag_string_agg("case when label is not null and label <> '' then label end", "'; '", 'start_ts, log_id') }} as activities,
         avg(vo2_max) as vo2_max
     from bouts
     group by pid, day
 )
 
 select
-    cast('pmdata' as varchar) as dataset,
-    cast('pmdata:' || pid as varchar) as subject_id,
+    cast('pmdata' as string) as dataset,
+    cast('pmdata:' || pid as string) as subject_id,
     cast(day as date) as day,
-    cast('exercise.activities' as varchar) as raw_field,
+    cast('exercise.activities' as string) as raw_field,
     cast(null as double) as value,
-    cast(activities as varchar) as value_text
+    cast(activities as string) as value_text
 from per_day
 where activities is not null
 union all
@@ -70,7 +71,7 @@ select
     cast(day as date),
     'exercise.vo2Max',
     cast(vo2_max as double),
-    cast(null as varchar)
+    cast(null as string)
 from per_day
 where vo2_max is not null
 {%- else %}

@@ -36,9 +36,9 @@ with
 {%- if has_reporting %}
 reporting_raw as (
     select
-        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/googledocs/[^/]+$', 1) as pid,
-        {{ wag_parse_dmy_date('"date"') }} as day,
-        {{ wag_parse_dmy_timestamp('"timestamp"') }} as submitted_at,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/googledocs/[^/]+$', 1) as pid,
+        {{ wag_parse_dmy_date(wag_q('date')) }} as day,
+        {{ wag_parse_dmy_timestamp(wag_q('timestamp')) }} as submitted_at,
         nullif(trim(meals), '') as meals,
         nullif(trim(weight), '') as weight,
         nullif(trim(glasses_of_fluid), '') as fluid,
@@ -71,7 +71,7 @@ reporting_parts as (
 srpe_parts as (
     select
         pid,
-        cast(timezone('{{ tz }}', ended_at) as date) as day,
+        {{ wag_local_day('ended_at', tz) }} as day,
         2 as part_order,
         cast(ended_at as timestamp) as part_time,
         'training: ' || concat_ws(' ',
@@ -81,9 +81,9 @@ srpe_parts as (
         ) as part
     from (
         select distinct
-            regexp_extract(replace(filename, '\', '/'), '/([^/]+)/pmsys/[^/]+$', 1) as pid,
+            regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/pmsys/[^/]+$', 1) as pid,
             {{ wag_parse_utc_timestamp('end_date_time') }} as ended_at,
-            trim(regexp_replace(coalesce(activity_names, ''), '[\[\]{}''"]', '', 'g')) as activities,
+            trim({{ wag_regexp_replace_all("coalesce(activity_names, '')", "[\\[\\]{}' || chr(39) || '\"]", '') }}) as activities,
             nullif(trim(perceived_exertion), '') as rpe,
             nullif(trim(duration_min), '') as duration_min
         from {{ wag_read_csv(srpe_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
@@ -96,16 +96,16 @@ srpe_parts as (
 injury_parts as (
     select
         pid,
-        cast(timezone('{{ tz }}', reported_at) as date) as day,
+        {{ wag_local_day('reported_at', tz) }} as day,
         3 as part_order,
         cast(reported_at as timestamp) as part_time,
         'injury: ' || injuries as part
     from (
         select distinct
-            regexp_extract(replace(filename, '\', '/'), '/([^/]+)/pmsys/[^/]+$', 1) as pid,
+            regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/pmsys/[^/]+$', 1) as pid,
             {{ wag_parse_utc_timestamp('effective_time_frame') }} as reported_at,
             -- {'right_hand': 'minor', 'left_knee': 'major'} -> right_hand minor, left_knee major
-            trim(regexp_replace(regexp_replace(coalesce(injuries, ''), '[{}''"]', '', 'g'), '\s*:\s*', ' ', 'g')) as injuries
+            trim({{ wag_regexp_replace_all(wag_regexp_replace_all("coalesce(injuries, '')", "[{}' || chr(39) || '\"]", ''), '\\s*:\\s*', ' ') }}) as injuries
         from {{ wag_read_csv(injury_glob, "all_varchar = true, union_by_name = true, delim = ','") }}
     ) as i
     where pid <> '' and reported_at is not null and injuries <> ''
@@ -129,12 +129,12 @@ parts as (
 )
 
 select
-    cast('pmdata' as varchar) as dataset,
-    cast('pmdata:' || pid as varchar) as subject_id,
+    cast('pmdata' as string) as dataset,
+    cast('pmdata:' || pid as string) as subject_id,
     cast(day as date) as day,
-    cast('reporting.lifelog' as varchar) as raw_field,
+    cast('reporting.lifelog' as string) as raw_field,
     cast(null as double) as value,
-    cast(string_agg(part, '; ' order by part_order, part_time, part) as varchar) as value_text
+    cast({{ wag_string_agg('part', "'; '", 'part_order, part_time, part') }} as string) as value_text
 from parts
 group by pid, day
 {%- else %}

@@ -17,19 +17,19 @@
 {%- if wag_files_exist(rhr_glob) %}
 with raw as (
     select
-        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
         {{ wag_parse_date('dateTime') }} as day_ts,
-        {{ wag_parse_number('json_extract_string("value", \'$.value\')') }} as bpm
+        {{ wag_parse_number(wag_json_text(wag_q('value'), '$.value')) }} as bpm
     from {{ wag_read_json(rhr_glob, "columns = {dateTime: 'VARCHAR', value: 'JSON'}") }}
 )
 
 select
-    cast('pmdata' as varchar) as dataset,
-    cast('pmdata:' || pid as varchar) as subject_id,
+    cast('pmdata' as string) as dataset,
+    cast('pmdata:' || pid as string) as subject_id,
     cast(day_ts as date) as day,
-    cast('resting_heart_rate.value' as varchar) as raw_field,
+    cast('resting_heart_rate.value' as string) as raw_field,
     cast(avg(bpm) as double) as value,
-    cast(null as varchar) as value_text
+    cast(null as string) as value_text
 from raw
 where pid <> '' and day_ts is not null and bpm > 0
 group by pid, cast(day_ts as date)

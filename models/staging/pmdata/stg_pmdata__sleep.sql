@@ -35,7 +35,7 @@
 {%- if wag_files_exist(sleep_glob) %}
 with raw as (
     select
-        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
         logId,
         dateOfSleep,
         startTime,
@@ -70,9 +70,9 @@ typed as (
         {{ wag_parse_number('minutesAfterWakeup') }} as minutes_after_wakeup,
         {{ wag_parse_number('timeInBed') }} as time_in_bed,
         {{ wag_parse_number('efficiency') }} as efficiency,
-        try_cast(json_extract_string(levels, '$.summary.deep.minutes') as double) as deep_minutes,
-        try_cast(json_extract_string(levels, '$.summary.light.minutes') as double) as light_minutes,
-        try_cast(json_extract_string(levels, '$.summary.rem.minutes') as double) as rem_minutes,
+        try_cast({{ wag_json_text('levels', '$.summary.deep.minutes') }} as double) as deep_minutes,
+        try_cast({{ wag_json_text('levels', '$.summary.light.minutes') }} as double) as light_minutes,
+        try_cast({{ wag_json_text('levels', '$.summary.rem.minutes') }} as double) as rem_minutes,
         levels,
         coalesce({{ wag_parse_flag('mainSleep') }}, {{ wag_parse_flag('isMainSleep') }}, false) as is_main
     from raw
@@ -99,7 +99,7 @@ one_per_day as (
     where day is not null
     qualify row_number() over (
         partition by pid, day
-        order by time_in_bed desc nulls last, try_cast(log_id as hugeint) desc nulls last, log_id desc
+        order by time_in_bed desc nulls last, try_cast(log_id as decimal(38, 0)) desc nulls last, log_id desc
     ) = 1
 ),
 
@@ -107,24 +107,28 @@ segments as (
     -- hypnogram segments of the kept logs: levels.data (stage of every 30-s aligned segment) and
     -- levels.shortData (short wakes overlaid on data)
     select pid, day, log_id, start_ts, 'data' as source,
-           unnest(from_json(json_extract(levels, '$.data'),
-                            '[{"dateTime": "VARCHAR", "level": "VARCHAR", "seconds": "DOUBLE"}]')) as seg
+           {{ wag_json_struct_rows('levels', '$.data', {'dateTime': 'VARCHAR', 'level': 'VARCHAR', 'seconds': 'DOUBLE'}) }} as seg
     from one_per_day
     union all
     select pid, day, log_id, start_ts, 'short' as source,
-           unnest(from_json(json_extract(levels, '$.shortData'),
-                            '[{"dateTime": "VARCHAR", "level": "VARCHAR", "seconds": "DOUBLE"}]')) as seg
+           {{ wag_json_struct_rows('levels', '$.shortData', {'dateTime': 'VARCHAR', 'level': 'VARCHAR', 'seconds': 'DOUBLE'}) }} as seg
     from one_per_day
 ),
 
 epochs as (
+    -- one row per 30-s epoch of a segment (offset_s = 0, 30, ... below its length)
     select
-        pid, day, log_id, start_ts, source,
-        lower(seg.level) as level,
-        try_strptime(replace(substr(seg.dateTime, 1, 19), 'T', ' '), '%Y-%m-%d %H:%M:%S')
-            + to_seconds(unnest(range(0, cast(round(seg.seconds) as bigint), 30))) as epoch_ts
-    from segments
-    where seg.seconds > 0
+        pid, day, log_id, start_ts, source, level,
+        {{ wag_add_seconds('segment_ts', 'offset_s') }} as epoch_ts
+    from (
+        select
+            pid, day, log_id, start_ts, source,
+            lower(seg.level) as level,
+            {{ wag_try_strptime("replace(substr(seg.dateTime, 1, 19), 'T', ' ')", ['%Y-%m-%d %H:%M:%S']) }} as segment_ts,
+            {{ wag_range_rows(0, 'cast(round(seg.seconds) as bigint)', 30) }} as offset_s
+        from segments
+        where seg.seconds > 0
+    ) as segment_epochs
 ),
 
 asleep_epochs as (
@@ -148,7 +152,7 @@ asleep_midpoint as (
     -- the instant at which n/2 epochs of 30 s have been slept: inside epoch k = ceil(n/2)
     select
         pid, day,
-        (date_diff('second', start_ts, epoch_ts) + 30.0 * (n / 2.0 - (k - 1))) / 60.0 as midpoint_minutes
+        ({{ wag_seconds_between('start_ts', 'epoch_ts') }} + 30.0 * (n / 2.0 - (k - 1))) / 60.0 as midpoint_minutes
     from numbered_epochs
     where k = cast(ceil(n / 2.0) as bigint)
 ),
@@ -173,11 +177,11 @@ long as (
     select pid, day, 'sleep.levels.rem.minutes', rem_minutes from one_per_day
     union all
     select pid, day, 'sleep.startTime',
-           date_diff('second', cast(day as timestamp), start_ts) / 60.0
+           {{ wag_seconds_between('cast(day as timestamp)', 'start_ts') }} / 60.0
     from one_per_day
     union all
     select pid, day, 'sleep.endTime',
-           date_diff('second', cast(day as timestamp), end_ts) / 60.0
+           {{ wag_seconds_between('cast(day as timestamp)', 'end_ts') }} / 60.0
     from one_per_day
     union all
     select pid, day, 'sleep.levels.asleep_midpoint', midpoint_minutes from asleep_midpoint

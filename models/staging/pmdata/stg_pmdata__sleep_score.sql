@@ -17,9 +17,9 @@
 {%- if wag_files_exist(score_glob) %}
 with raw as (
     select
-        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
         -- local wall clock despite the 'Z' (see the header): wag_parse_timestamp drops it
-        {{ wag_parse_timestamp('"timestamp"') }} as end_local,
+        {{ wag_parse_timestamp(wag_q('timestamp')) }} as end_local,
         trim(sleep_log_entry_id) as log_id,
         {{ wag_parse_number('overall_score') }} as overall_score
     from {{ wag_read_csv(score_glob, "all_varchar = true, union_by_name = true, delim = ','",
@@ -40,12 +40,12 @@ per_day as (
 )
 
 select
-    cast('pmdata' as varchar) as dataset,
-    cast('pmdata:' || pid as varchar) as subject_id,
+    cast('pmdata' as string) as dataset,
+    cast('pmdata:' || pid as string) as subject_id,
     cast(day as date) as day,
-    cast('sleep_score.overall_score' as varchar) as raw_field,
+    cast('sleep_score.overall_score' as string) as raw_field,
     cast(overall_score as double) as value,
-    cast(null as varchar) as value_text
+    cast(null as string) as value_text
 from per_day
 {%- else %}
 {{ wag_empty_raw() }}

@@ -17,7 +17,7 @@
 {%- if wag_files_exist(srpe_glob) %}
 with raw as (
     select distinct
-        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/pmsys/[^/]+$', 1) as pid,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/pmsys/[^/]+$', 1) as pid,
         {{ wag_parse_utc_timestamp('end_date_time') }} as ended_at,
         trim(activity_names) as activity_names,
         {{ wag_parse_number('perceived_exertion') }} as rpe,
@@ -27,18 +27,18 @@ with raw as (
 ),
 
 sessions as (
-    select pid, cast(timezone('{{ tz }}', ended_at) as date) as day, rpe * duration_min as load
+    select pid, {{ wag_local_day('ended_at', tz) }} as day, rpe * duration_min as load
     from raw
     where pid <> '' and ended_at is not null and rpe is not null and duration_min is not null
 )
 
 select
-    cast('pmdata' as varchar) as dataset,
-    cast('pmdata:' || pid as varchar) as subject_id,
+    cast('pmdata' as string) as dataset,
+    cast('pmdata:' || pid as string) as subject_id,
     cast(day as date) as day,
-    cast('srpe.training_load' as varchar) as raw_field,
+    cast('srpe.training_load' as string) as raw_field,
     cast(sum(load) as double) as value,
-    cast(null as varchar) as value_text
+    cast(null as string) as value_text
 from sessions
 group by pid, day
 {%- else %}

@@ -14,23 +14,23 @@
 {%- if wag_files_exist(hr_glob) %}
 with raw as (
     select
-        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
         cast({{ pmdata_zone_day('dateTime') }} as date) as day,
-        {{ pmdata_zone_minutes('"value"') }} as zone_minutes
+        {{ pmdata_zone_minutes(wag_q('value')) }} as zone_minutes
     from {{ wag_read_json(hr_glob, "columns = {dateTime: 'VARCHAR', value: 'JSON'}") }}
 )
 
 select
-    cast('pmdata' as varchar)                       as dataset,
-    cast('pmdata:' || pid as varchar)               as subject_id,
+    cast('pmdata' as string)                       as dataset,
+    cast('pmdata:' || pid as string)               as subject_id,
     day,
     cast(least(max(zone_minutes), 1440) as double)  as wear_minutes,
-    cast('minutes with heart rate (time_in_heart_rate_zones.json)' as varchar) as evidence
+    cast('minutes with heart rate (time_in_heart_rate_zones.json)' as string) as evidence
 from raw
 where pid <> '' and day is not null and zone_minutes is not null
 group by pid, day
 {%- else %}
-select cast(null as varchar) as dataset, cast(null as varchar) as subject_id, cast(null as date) as day,
-       cast(null as double) as wear_minutes, cast(null as varchar) as evidence
+select cast(null as string) as dataset, cast(null as string) as subject_id, cast(null as date) as day,
+       cast(null as double) as wear_minutes, cast(null as string) as evidence
 where false
 {%- endif %}

@@ -28,7 +28,7 @@
 {%- if wag_files_exist(wellness_glob) %}
 with raw as (
     select
-        regexp_extract(replace(filename, '\', '/'), '/([^/]+)/pmsys/[^/]+$', 1) as pid,
+        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/pmsys/[^/]+$', 1) as pid,
         {{ wag_parse_utc_timestamp('effective_time_frame') }} as reported_at,
         {{ wag_parse_number('fatigue') }} as fatigue,
         {{ wag_parse_number('stress') }} as stress,
@@ -39,7 +39,7 @@ with raw as (
 ),
 
 localised as (
-    select *, cast(timezone('{{ tz }}', reported_at) as date) as day
+    select *, {{ wag_local_day('reported_at', tz) }} as day
     from raw
     where pid <> '' and reported_at is not null
 ),

@@ -19,12 +19,12 @@
 {%- set sources = var('wide_sources', []) -%}
 {%- if sources | length == 0 %}
 select
-    cast(null as varchar) as dataset,
+    cast(null as string) as dataset,
     cast(null as bigint)  as source_row,
-    cast(null as varchar) as participant_id,
-    cast(null as varchar) as date_text,
-    cast(null as varchar) as column_name,
-    cast(null as varchar) as raw_value
+    cast(null as string) as participant_id,
+    cast(null as string) as date_text,
+    cast(null as string) as column_name,
+    cast(null as string) as raw_value
 where false
 {%- else %}
 {%- for s in sources %}
@@ -49,8 +49,8 @@ from (
     select
         row_number() over () as source_row,
         participant_id,
-        "date" as date_text,
-        columns(* exclude (participant_id, "date"))
+        {{ wag_q('date') }} as date_text,
+        columns(* exclude (participant_id, {{ wag_q('date') }}))
     from read_csv(
         '{{ s.path | replace("'", "''") }}',
         header = true, all_varchar = true, delim = '{{ delim }}', quote = '{{ quote }}', escape = '{{ quote }}'

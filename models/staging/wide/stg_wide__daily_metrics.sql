@@ -34,13 +34,13 @@
 {%- set sources = var('wide_sources', []) -%}
 {%- if sources | length == 0 %}
 select
-    cast(null as varchar) as dataset,
-    cast(null as varchar) as subject_id,
+    cast(null as string) as dataset,
+    cast(null as string) as subject_id,
     cast(null as date)    as day,
-    cast(null as varchar) as raw_field,
-    cast(null as varchar) as metric_id,
+    cast(null as string) as raw_field,
+    cast(null as string) as metric_id,
     cast(null as double)  as value,
-    cast(null as varchar) as value_text
+    cast(null as string) as value_text
 where false
 {%- else %}
 with cells as (

@@ -9,8 +9,8 @@
 {%- set sources = var('wide_sources', []) -%}
 {%- if sources | length == 0 %}
 select
-    cast(null as varchar) as dataset,
-    cast(null as varchar) as column_name,
+    cast(null as string) as dataset,
+    cast(null as string) as column_name,
     cast(null as bigint)  as n_values
 where false
 {%- else %}
