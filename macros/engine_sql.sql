@@ -207,7 +207,13 @@
   {{ return(adapter.dispatch('wag_string_agg', 'wag')(expr, separator, order_by, distinct)) }}
 {%- endmacro %}
 {% macro default__wag_string_agg(expr, separator, order_by, distinct=false) -%}
-  string_agg({{ 'distinct ' if distinct }}{{ expr }}, {{ separator }} order by {{ order_by }})
+  {%- if distinct and order_by | trim == expr | trim -%}
+    {#- the sorted set of texts: list + list_distinct + list_sort is ~2x faster in DuckDB than an ordered
+        string_agg(distinct ...) (measured on 4.3 M groups, bench/RESULTS.md "Scale"); NULL when no text -#}
+    case when count({{ expr }}) > 0 then array_to_string(list_sort(list_distinct(list({{ expr }}))), {{ separator }}) end
+  {%- else -%}
+    string_agg({{ 'distinct ' if distinct }}{{ expr }}, {{ separator }} order by {{ order_by }})
+  {%- endif -%}
 {%- endmacro %}
 {% macro spark__wag_string_agg(expr, separator, order_by, distinct=false) -%}
   {#- Spark 4's listagg(distinct …) within group fails in the analyzer (ClassCastException), so the

@@ -79,7 +79,9 @@ typed as (
         r.metric_id,
         trim(c.raw_value) as txt,
         try_cast(trim(c.raw_value) as double) as num,
-        try_cast(trim(c.raw_value) as timestamp) as ts,
+        -- a timestamp only where the cell is not a number (parsing every cell as both costs ~2x)
+        case when try_cast(trim(c.raw_value) as double) is null
+             then try_cast(trim(c.raw_value) as timestamp) end as ts,
         coalesce(k.data_kind, 'numeric') = 'numeric' as is_numeric_metric
     from cells as c
     inner join columns_resolved as r on r.dataset = c.dataset and r.column_name = c.column_name
@@ -110,7 +112,7 @@ select
     raw_field,
     any_value(metric_id) as metric_id,
     avg(value) as value,
-    string_agg(distinct value_text, '; ' order by value_text) as value_text
+    {{ wag_string_agg('value_text', "'; '", 'value_text', distinct=true) }} as value_text
 from valued
 group by dataset, subject_id, day, raw_field
 {%- endif %}
