@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -119,6 +120,8 @@ def main() -> None:
     ap.add_argument("--metrics", type=int, default=28)
     ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "wag_scale")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--keep", action="store_true",
+                    help="keep each built warehouse as <workdir>/wag_<N>_<mode>.duckdb (for profiling)")
     ap.add_argument("--population-as-of", choices=["snapshot", "exact"], default="snapshot",
                     help="dbt var population_as_of (DESIGN.md §6 'As of'): monthly snapshots or pooled per query")
     args = ap.parse_args()
@@ -132,6 +135,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
             b = build(csv, Path(tmp), args.population_as_of)
             ret_ms = retrieval_ms(Path(tmp) / "wag.duckdb")
+            if args.keep:
+                shutil.move(Path(tmp) / "wag.duckdb", args.workdir / f"wag_{n}_{args.population_as_of}.duckdb")
         corr_s = sum(b["models"].get(m, 0.0) for m in CORRELATION_MODELS)
         row = {"subjects": n, "days": args.days, "metrics": args.metrics, "population_as_of": args.population_as_of,
                "pandas_s": round(pandas_s, 1),
