@@ -189,6 +189,42 @@ def test_this_week_vs_last_week_means_equal_pandas(wh, values):
     assert "this week" in res.answer.text and "last week" in res.answer.text
 
 
+@pytest.mark.parametrize("question", ["How do my steps compare before and after 2020-01-01?",
+                                      "Did my step count change after 2020-01-01?"])
+def test_before_after_change_is_after_minus_before(wh, values, question):
+    """User review: the before/after answer printed 'difference +583' for a fall; the change is after
+    minus before, and "did X change after D" is that comparison too."""
+    res = answer_question(question, SUBJECT, as_of=AS_OF, offline=True)
+    cmp_ = res.analysis["comparison"]
+    assert cmp_["kind"] == "before_after"
+    before = _series(values, SUBJECT, "steps_taken", end=date(2019, 12, 31))
+    after = _series(values, SUBJECT, "steps_taken", date(2020, 1, 1), AS_OF)
+    (m,) = cmp_["metrics"]
+    assert m["a_mean"] == pytest.approx(before.mean(), abs=1e-9)
+    assert m["b_mean"] == pytest.approx(after.mean(), abs=1e-9)
+    change = after.mean() - before.mean()
+    sign = "+" if change > 0 else "-"
+    assert f"change after 2020-01-01: {sign}{abs(change):,.0f} steps" in res.answer.text
+
+
+def test_default_reference_day_ignores_profile_rows(built_db):
+    """Profile metrics (age, BMI: category Demographic) repeat on every day of some exports; the
+    default reference day is the last day of a measured metric (user review)."""
+    from wag_cli.ask import check_subject
+
+    con = duckdb.connect(str(built_db), read_only=True)
+    try:
+        rows = con.execute(
+            "select v.subject_id, max(v.day) filter (where c.category <> 'Demographic') as measured, max(v.day) as any_day "
+            "from metric_values v join metric_catalog c using (metric_id) group by 1").fetchall()
+        assert any(m is not None and a > m for _s, m, a in rows), "the excerpts have such a subject"
+        for subject, measured, _any in rows:
+            if measured is not None:
+                assert check_subject(con, subject)["last_day"] == measured, subject
+    finally:
+        con.close()
+
+
 def test_weekends_vs_weekdays_in_hours_equal_pandas(wh, values):
     res = answer_question("How many hours do I sleep on weekends compared with weekdays?", SUBJECT, offline=True)
     cmp_ = res.analysis["comparison"]
@@ -340,3 +376,23 @@ def test_relationship_over_a_named_period_is_that_periods_correlation(wh, values
     assert f"{rel['period']['rho']:+.2f} over {len(x)} days" in res.answer.text
     ax, _ay = _paired(values, SUBJECT, "steps_taken", "asleep_duration", AS_OF)
     assert rel["individual"]["n"] == len(ax) > len(x)
+
+
+def test_text_metric_with_earlier_entries_is_not_no_data(wh, built_db):
+    """User review: LifeSnaps mood (text labels) before the window was reported as never recorded;
+    the answer names the last entry's day instead, and a window with entries lists them."""
+    subject = "lifesnaps:621e337667b776a240ce78ab"
+    con = duckdb.connect(str(built_db), read_only=True)
+    try:
+        days = [r[0] for r in con.execute("select day from metric_values where subject_id = ? and metric_id = 'mood' "
+                                          "and value_text is not null order by day", [subject]).fetchall()]
+    finally:
+        con.close()
+    assert days, "the excerpt has mood entries"
+    t = days[-1] + timedelta(days=14)
+    res = answer_question("How was my mood this week?", subject, as_of=t, offline=True)
+    assert "no mood data recorded" not in res.answer.text
+    assert f"the last entry is from {days[-1].isoformat()}" in res.answer.text
+    res = answer_question("How was my mood this week?", subject, as_of=days[-1], offline=True)
+    in_week = [d for d in days if d > days[-1] - timedelta(days=7)]
+    assert f"{len(in_week)} mood entr" in res.answer.text

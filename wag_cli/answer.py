@@ -229,12 +229,19 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
         cov = f", {d.window_coverage:.0%} of the days you usually record" if d.window_coverage is not None else ""
         return [f"{name}: only {len(numeric_values)} day{'' if len(numeric_values) == 1 else 's'} with data in "
                 f"{period}{cov} — too few for an average: {shown}."]
-    if node.data_kind == "text" or (d.n_window_days and d.window_mean is None):
-        texts = [f"{r['day']}: {r['value_text']}" for r in d.daily if r.get("value_text")]
+    texts = [f"{r['day']}: {r['value_text']}" for r in d.daily if r.get("value_text")]
+    if node.data_kind == "text" or (d.n_window_days and d.window_mean is None) or (texts and not numeric_values):
         if not texts:
-            return [f"No {_lc(name)} entries in {period}."]
+            last = f"; the last entry is from {d.last_day.isoformat()} (ask with --as-of {d.last_day.isoformat()})" \
+                if d.last_day else ""
+            return [f"No {_lc(name)} entries in {period}{last}."]
         shown = "; ".join(str(t) for t in texts[-5:])
-        return [f"{len(texts)} {_lc(name)} entr{'y' if len(texts) == 1 else 'ies'} in {period}: {shown}."]
+        more = f" (the last 5 of {len(texts)} shown)" if len(texts) > 5 else ""
+        return [f"{len(texts)} {_lc(name)} entr{'y' if len(texts) == 1 else 'ies'} in {period}{more}: {shown}."]
+    if d.n_window_days == 0 and d.n_history_days == 0 and d.last_day is not None:
+        # text entries only (labels such as LifeSnaps mood words), none in the window
+        return [f"No {_lc(name)} entries in {period}; the last entry is from {d.last_day.isoformat()} "
+                f"(ask with --as-of {d.last_day.isoformat()})."]
     if d.n_window_days == 0:
         if d.n_history_days == 0:
             return [f"You have no {_lc(name)} data recorded up to {sg.reference_day.isoformat()} "
@@ -401,7 +408,14 @@ def render_comparison(cmp_: dict, display_unit: str | None) -> list[str]:
             continue
         sa = f"{fmt(m['a_mean'], u, display_unit)} over {m['a_days']} days" if m["a_days"] else "no data"
         sb = f"{fmt(m['b_mean'], u, display_unit)} over {m['b_days']} days" if m["b_days"] else "no data"
-        diff = f"; difference {fmt_delta(m['difference'], u, display_unit)}" if m.get("difference") is not None else ""
+        if m.get("difference") is None:
+            diff = ""
+        elif cmp_["kind"] == "before_after":
+            # a = before D, b = from D: the change is what came after minus what came before
+            diff = f"; change after {b.get('label', '').removeprefix('from ')}: {fmt_delta(-m['difference'], u, display_unit)}"
+        else:
+            diff = (f"; difference ({a.get('label') or 'first'} minus {b.get('label') or 'second'}) "
+                    f"{fmt_delta(m['difference'], u, display_unit)}")
         out.append(f"* {m['name']}: {a.get('label') or 'first'} {sa} vs {b.get('label') or 'second'} {sb}{diff}.")
     return out
 

@@ -214,7 +214,9 @@ def comparison_periods(question: str, first: Period, as_of: date) -> tuple[str, 
             a, b = b, a
         return ("weekday_split", Period(first.start, first.end, a[1], a[0]),
                 Period(first.start, first.end, b[1], b[0]))
-    if re.search(r"\bbefore\b", q) and re.search(r"\bafter\b", q):
+    changed_after = re.search(r"\b(after|since)\b", q) and re.search(
+        r"\b(chang|differ|compar|improv|wors|better|drop|fell|fall|increas|decreas|go(ne)? (up|down)|went (up|down))", q)
+    if (re.search(r"\bbefore\b", q) and re.search(r"\bafter\b", q)) or changed_after:
         dates = find_dates(q, as_of)
         if dates:
             d = dates[0][1]
