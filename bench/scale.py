@@ -64,14 +64,14 @@ def _measure(cmd: list[str], env: dict) -> tuple[float, float, subprocess.Comple
     return wall, info["rss_kb"] / 1024 / 1024, info
 
 
-def build(csv: Path, tmp: Path, population_as_of: str = "snapshot") -> dict:
+def build(csv: Path, tmp: Path, population_as_of: str = "snapshot", threads: int | None = None) -> dict:
     dbt = str(Path(sys.executable).with_name("dbt"))
     empty = tmp / "no_native_data"
     empty.mkdir(exist_ok=True)
     env = {**os.environ, "WAG_DB": str(tmp / "wag.duckdb"), "WAG_DATA_DIR": str(empty), "DO_NOT_TRACK": "1"}
     wide = json.dumps({"wide_sources": [{"dataset": "sim", "path": str(csv)}], "population_as_of": population_as_of})
     cmd = [dbt, "build", "--target-path", str(tmp / "target"), "--log-path", str(tmp / "logs"), "--quiet",
-           "--vars", wide]
+           "--vars", wide] + (["--threads", str(threads)] if threads else [])
     wall, rss_gb, info = _measure(cmd, env)
     if info["rc"] != 0:
         raise SystemExit(f"dbt build failed:\n{info['out']}\n{info['err']}")
@@ -120,6 +120,9 @@ def main() -> None:
     ap.add_argument("--metrics", type=int, default=28)
     ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "wag_scale")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--dbt-threads", type=int, default=None,
+                    help="dbt threads (models built at once; default: the profile's 2). 1 keeps one large "
+                         "model at a time inside DuckDB's memory_limit")
     ap.add_argument("--keep", action="store_true",
                     help="keep each built warehouse as <workdir>/wag_<N>_<mode>.duckdb (for profiling)")
     ap.add_argument("--population-as-of", choices=["snapshot", "exact"], default="snapshot",
@@ -133,12 +136,13 @@ def main() -> None:
             generate(n, args.days, args.metrics).to_csv(csv, index=False)
         pandas_s = pandas_reference(csv)
         with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
-            b = build(csv, Path(tmp), args.population_as_of)
+            b = build(csv, Path(tmp), args.population_as_of, args.dbt_threads)
             ret_ms = retrieval_ms(Path(tmp) / "wag.duckdb")
             if args.keep:
                 shutil.move(Path(tmp) / "wag.duckdb", args.workdir / f"wag_{n}_{args.population_as_of}.duckdb")
         corr_s = sum(b["models"].get(m, 0.0) for m in CORRELATION_MODELS)
         row = {"subjects": n, "days": args.days, "metrics": args.metrics, "population_as_of": args.population_as_of,
+               "dbt_threads": args.dbt_threads or 2,
                "pandas_s": round(pandas_s, 1),
                "build_wall_s": round(b["wall_s"], 1), "peak_rss_gb": round(b["peak_rss_gb"], 2),
                "correlation_models_s": round(corr_s, 1),

@@ -122,3 +122,16 @@ def test_two_named_months_are_compared(question, a, b):
     kind, pa, pb = comparison_periods(question, resolve_period(question, date(2020, 3, 31)), date(2020, 3, 31))
     assert kind == "months"
     assert (pa.start, pa.end) == a and (pb.start, pb.end) == b
+
+
+def test_a_named_weekday_and_the_week_before_last():
+    """User review: "on Sunday" was read as the 7-day default window, "the week before last" as this week."""
+    t = date(2022, 1, 21)                                   # a Friday
+    p = parse_offline("How many steps did I take on Sunday?", t)
+    assert (p.resolved_period.start, p.resolved_period.end) == (date(2022, 1, 16), date(2022, 1, 16))
+    p = parse_offline("How did I sleep last Friday?", t)     # "last <weekday>" on that weekday: a week back
+    assert (p.resolved_period.start, p.resolved_period.end) == (date(2022, 1, 14), date(2022, 1, 14))
+    p = parse_offline("What was my resting heart rate the week before last?", t)
+    assert (p.resolved_period.start, p.resolved_period.end) == (date(2022, 1, 8), date(2022, 1, 14))
+    p = parse_offline("Do I sleep more on Sundays?", t)      # a habit, not one day
+    assert p.resolved_period.start != p.resolved_period.end

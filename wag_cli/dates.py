@@ -8,6 +8,8 @@ window k^q is ``end - start + 1`` days (``start`` None = every day on record up 
 * ``between D1 and D2``, ``from D1 to D2`` (also "until", "through", "till") -> exactly [D1, D2];
 * an ISO date ``2024-03-05``, ``March 5``, ``5 March``, ``March 5th, 2024`` -> that day;
 * ``since Monday`` -> the last Monday <= as-of, to as-of; ``since D`` -> [D, as-of];
+* ``on Sunday`` -> the last Sunday <= as-of (``last Sunday``: before as-of), one day;
+  ``the week before last`` -> the 7 days ending 7 days before as-of;
 * ``this month`` -> the 1st of as-of's month to as-of;
 * ``in March``, ``March 2024``, ``during March`` -> that month, ending on its last day or as-of,
   whichever is earlier;
@@ -147,6 +149,16 @@ def resolve_period(question: str, as_of: date) -> Period | None:
     if m:
         back = (as_of.weekday() - WEEKDAYS[m[1]]) % 7
         return Period(as_of - timedelta(days=back), as_of, m.group(0))
+    m = re.search(r"\b(?:on|for|last) (last )?(" + "|".join(WEEKDAYS) + r")\b", q)
+    if m and not re.search(r"\b(since|every|each|on " + "|on ".join(f"{d}s" for d in WEEKDAYS) + r")\b", q):
+        # "on Sunday", "last Sunday": that one day, the latest on or before as-of ("last": before it)
+        back = (as_of.weekday() - WEEKDAYS[m[2]]) % 7
+        if back == 0 and (m[1] or m[0].startswith("last")):
+            back = 7
+        d = as_of - timedelta(days=back)
+        return Period(d, d, m.group(0))
+    if re.search(r"\b(the )?week before last\b", q):
+        return rolling(as_of - timedelta(days=7), 7, "the week before last")
     m = re.search(rf"\bsince (?:the )?{_DATE}", q)
     if m:
         d = _date_from(m.groups(), as_of)
