@@ -239,8 +239,14 @@ asof_ind as (
     {{ spearman('asof_pairs_ind', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples') }}
 ),
 {%- if var('population_as_of', 'snapshot') == 'exact' %}
+asof_pop_full_day as (
+    -- exact mode: once t reaches the dataset's last paired day, the pooled subject-days <= t are the
+    -- whole history, i.e. the full-history snapshot (exact; read, not re-ranked)
+    select max(p.snapshot_day) as snapshot_day
+    from correlations_population_snapshots as p
+    where p.dataset = (select dataset from asof_subject) and p.is_full_history and p.snapshot_day <= ref_day
+),
 asof_pop_snapshot as (
-    -- exact mode: the pooled sample is the dataset's subject-days <= t itself
     select ref_day as snapshot_day
 ),
 asof_needed as (
@@ -253,6 +259,7 @@ asof_pop_values as (
     from metric_values as v
     inner join asof_needed as m on m.metric_id = v.metric_id
     where v.dataset = (select dataset from asof_subject) and v.day <= ref_day and v.value is not null
+      and (select snapshot_day from asof_pop_full_day) is null
 ),
 asof_pop_x_values as (
     select v.subject_id, v.metric_id as node_x, v.day, v.value
@@ -268,6 +275,16 @@ asof_pop_checked as (
     select r.*, ref_day as snapshot_day
     from ({{ spearman('asof_pairs_pop', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples',
                       subject_col='subject_id', min_subjects='min_pop_subjects') }}) as r
+    union all
+    select c.node_x, c.node_y, p.n, p.n_subjects,
+           case when {{ spearman_checked_reason('p.n', 'p.n_subjects', 'p.variance_reason', 'min_samples', 'min_pop_subjects') }} is null
+                then p.rho_unchecked end as spearman_rho,
+           {{ spearman_checked_reason('p.n', 'p.n_subjects', 'p.variance_reason', 'min_samples', 'min_pop_subjects') }} as null_reason,
+           ref_day as snapshot_day
+    from asof_candidates as c
+    inner join correlations_population_snapshots as p
+        on p.dataset = c.dataset and p.snapshot_day = (select snapshot_day from asof_pop_full_day)
+       and p.node_a = least(c.node_x, c.node_y) and p.node_b = greatest(c.node_x, c.node_y)
 ),
 {%- else %}
 asof_pop_snapshot as (
