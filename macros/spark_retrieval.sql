@@ -5,7 +5,9 @@
       wag_cli/spark_retrieve.py generates the parameterised Spark query of wag_retrieve. -#}
   {%- if execute and adapter.get_relation(database=target.database, schema=target.schema, identifier='edges')
         and adapter.get_relation(database=target.database, schema=target.schema, identifier='metric_values') -%}
-    {{ return('create or replace table ' ~ target.schema ~ '.wag_sql_macros using parquet as select '
+    {#- a Hive-catalog Parquet table cannot be replaced in place (REPLACE TABLE AS SELECT): drop it first -#}
+    {%- do run_query('drop table if exists ' ~ target.schema ~ '.wag_sql_macros') -%}
+    {{ return('create table ' ~ target.schema ~ '.wag_sql_macros using parquet as select '
               ~ wag_spark_literal(create_wag_retrieve(target.schema)) ~ ' as sql_text') }}
   {%- else -%}
     {{ return('select 1') }}

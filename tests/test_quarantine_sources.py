@@ -313,7 +313,7 @@ def test_alternative_spellings_read_and_empty_cells_missing(con):
 
 
 # A cell staging parses as a number (compiled wag_parse_number of a column) -> its column name.
-PARSED_COLUMN = re.compile(r"""try_cast\(nullif\(trim\(cast\(("[^"]+"|[A-Za-z_][A-Za-z0-9_]*) as varchar\)\), ''\) as double\)""")
+PARSED_COLUMN = re.compile(r"""try_cast\(nullif\(trim\(cast\(("[^"]+"|[A-Za-z_][A-Za-z0-9_]*) as (?:varchar|string)\)\), ''\) as double\)""")
 # Columns parsed as a number on purpose without a rejection: bmi falls back to text ('<19');
 # raw_value is GLOBEM's unpivoted cell, checked under its column's name.
 NOT_CHECKED = {"bmi", "raw_value", "value"}

@@ -116,9 +116,9 @@ def expand(macros: dict[str, Macro], name: str, args: dict[str, exp.Expression])
     unknown = set(args) - set(values)
     if unknown:
         raise TypeError(f"{name}: unknown argument(s) {', '.join(sorted(unknown))}")
-    tree = _parse(macro.body)
-
-    # nested table-macro calls: expand with their arguments (which refer to this macro's parameters)
+    # bind this macro's parameters first (also inside the arguments of nested calls), then expand the
+    # nested table-macro calls, so a nested body is never bound with this macro's names
+    tree = _bind(_parse(macro.body), values)
     for table in list(tree.find_all(exp.Table)):
         call = table.this
         if isinstance(call, exp.Anonymous) and call.name in macros:
@@ -126,13 +126,13 @@ def expand(macros: dict[str, Macro], name: str, args: dict[str, exp.Expression])
             call_args: dict[str, exp.Expression] = {}
             positional = [a for a in call.expressions if not isinstance(a, (exp.PropertyEQ, exp.Kwarg))]
             for (pname, _), a in zip(inner.params, positional):
-                call_args[pname] = _bind(a, values)
+                call_args[pname] = a
             for a in call.expressions:
                 if isinstance(a, (exp.PropertyEQ, exp.Kwarg)):
-                    call_args[a.this.name] = _bind(a.expression, values)
+                    call_args[a.this.name] = a.expression
             sub = exp.Subquery(this=expand(macros, call.name, call_args), alias=table.args.get("alias"))
             table.replace(sub)
-    return _bind(tree, values)
+    return tree
 
 
 def _bind(tree: exp.Expression, values: dict[str, exp.Expression]) -> exp.Expression:

@@ -17,6 +17,10 @@
 -#}
 {{ config(materialized='ephemeral') }}
 {%- set sources = var('wide_sources', []) -%}
+{%- if sources and target.type == 'spark' %}
+{{ exceptions.raise_compiler_error("wide_sources are read with DuckDB's CSV sniffer and are not supported on Spark (issue 12); "
+                                   "build them with the duckdb target") }}
+{%- endif %}
 {%- if sources | length == 0 %}
 select
     cast(null as string) as dataset,
