@@ -41,15 +41,18 @@
 {%- set has_pre = wag_files_exist(pre_glob) -%}
 {%- if has_ema or has_weekly or has_pre %}
 with
-{%- if has_ema %}
-{%- set header = wag_csv_header(ema_glob, csv_opts) -%}
-{%- set present = [] -%}{%- for i in ema_items if i in header -%}{%- do present.append(i) -%}{%- endfor %}
-ema as (
+{#- ema.csv and dep_weekly.csv: the same unpivot of their listed item columns, one CTE each -#}
+{%- for survey in [{'cte': 'ema', 'glob': ema_glob, 'items': ema_items, 'prefix': 'ema.', 'exists': has_ema},
+                   {'cte': 'weekly', 'glob': weekly_glob, 'items': weekly_items, 'prefix': 'dep_weekly.', 'exists': has_weekly}]
+      if survey.exists %}
+{%- set header = wag_csv_header(survey.glob, csv_opts) -%}
+{%- set present = [] -%}{%- for i in survey['items'] if i in header -%}{%- do present.append(i) -%}{%- endfor %}
+{{ survey.cte }} as (
     {%- if present %}
-    select 'ema.' || item as raw_field, pid, {{ wag_q('date') }}, raw_value
+    select '{{ survey.prefix }}' || item as raw_field, pid, {{ wag_q('date') }}, raw_value
     from (
         {{ wag_unpivot("(select " ~ globem_subject_key('filename', 'pid') ~ " as pid, " ~ wag_q('date')
-                        ~ ", " ~ wag_q_list(present) ~ " from " ~ wag_read_csv(ema_glob, csv_opts) ~ ")",
+                        ~ ", " ~ wag_q_list(present) ~ " from " ~ wag_read_csv(survey.glob, csv_opts) ~ ")",
                         present, 'item', 'raw_value') }}
     )
     {%- else %}
@@ -58,25 +61,7 @@ ema as (
     where false
     {%- endif %}
 ),
-{%- endif %}
-{%- if has_weekly %}
-{%- set header = wag_csv_header(weekly_glob, csv_opts) -%}
-{%- set present = [] -%}{%- for i in weekly_items if i in header -%}{%- do present.append(i) -%}{%- endfor %}
-weekly as (
-    {%- if present %}
-    select 'dep_weekly.' || item as raw_field, pid, {{ wag_q('date') }}, raw_value
-    from (
-        {{ wag_unpivot("(select " ~ globem_subject_key('filename', 'pid') ~ " as pid, " ~ wag_q('date')
-                        ~ ", " ~ wag_q_list(present) ~ " from " ~ wag_read_csv(weekly_glob, csv_opts) ~ ")",
-                        present, 'item', 'raw_value') }}
-    )
-    {%- else %}
-    select cast(null as string) as raw_field, cast(null as string) as pid, cast(null as string) as {{ wag_q('date') }},
-           cast(null as string) as raw_value
-    where false
-    {%- endif %}
-),
-{%- endif %}
+{%- endfor %}
 {%- if has_pre %}
 {%- set bfi_columns = [] -%}
 {%- for c in wag_csv_header(pre_glob, csv_opts) if modules.re.search('^BFI10_[a-z]+_PRE$', c) -%}{%- do bfi_columns.append(c) -%}{%- endfor %}
