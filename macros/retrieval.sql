@@ -238,28 +238,43 @@ asof_pairs_ind as (
 asof_ind as (
     {{ spearman('asof_pairs_ind', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples') }}
 ),
-{%- if var('population_as_of', 'snapshot') == 'exact' %}
-asof_pop_full_day as (
-    -- exact mode: once t reaches the dataset's last paired day, the pooled subject-days <= t are the
-    -- whole history, i.e. the full-history snapshot (exact; read, not re-ranked)
+{%- set exact_population = var('population_as_of', 'snapshot') == 'exact' %}
+asof_pop_lookup_day as (
+    -- the snapshot of correlations_population_snapshots that is read: the last month-end snapshot
+    -- <= t (the dataset's subject-days <= that day pooled, §6 "As of" allows it); in exact mode only
+    -- the full-history one, once t reaches the dataset's last paired day (then it is exact)
     select max(p.snapshot_day) as snapshot_day
     from correlations_population_snapshots as p
-    where p.dataset = (select dataset from asof_subject) and p.is_full_history and p.snapshot_day <= ref_day
+    where p.dataset = (select dataset from asof_subject) and p.snapshot_day <= ref_day
+      {%- if exact_population %} and p.is_full_history{% endif %}
 ),
 asof_pop_snapshot as (
-    select ref_day as snapshot_day
+    -- the last day of the pooled sample behind every population correlation (pop_as_of_day)
+    select {{ 'ref_day' if exact_population else '(select snapshot_day from asof_pop_lookup_day)' }} as snapshot_day
 ),
+asof_pop_lookup as (
+    select c.node_x, c.node_y, p.n, p.n_subjects, p.rho_unchecked,
+           {{ spearman_checked_reason('p.n', 'p.n_subjects', 'p.variance_reason', 'min_samples', 'min_pop_subjects') }}
+               as null_reason
+    from asof_candidates as c
+    inner join correlations_population_snapshots as p
+        on p.dataset = c.dataset
+       and p.snapshot_day = (select snapshot_day from asof_pop_lookup_day)
+       and p.node_a = least(c.node_x, c.node_y) and p.node_b = greatest(c.node_x, c.node_y)
+),
+{%- if exact_population %}
 asof_needed as (
     select node_x as metric_id from asof_x
     union
     select node_y as metric_id from asof_candidates
 ),
 asof_pop_values as (
+    -- exact mode before the dataset's last day: the dataset's subject-days <= t, pooled in this query
     select v.subject_id, v.metric_id, v.day, v.value
     from metric_values as v
     inner join asof_needed as m on m.metric_id = v.metric_id
     where v.dataset = (select dataset from asof_subject) and v.day <= ref_day and v.value is not null
-      and (select snapshot_day from asof_pop_full_day) is null
+      and (select snapshot_day from asof_pop_lookup_day) is null
 ),
 asof_pop_x_values as (
     select v.subject_id, v.metric_id as node_x, v.day, v.value
@@ -271,47 +286,20 @@ asof_pairs_pop as (
     inner join asof_pop_values as b on b.subject_id = a.subject_id and b.day = a.day
     inner join asof_candidates as c on c.node_x = a.node_x and c.node_y = b.metric_id
 ),
-asof_pop_checked as (
-    select r.*, ref_day as snapshot_day
-    from ({{ spearman('asof_pairs_pop', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples',
-                      subject_col='subject_id', min_subjects='min_pop_subjects') }}) as r
-    union all
-    select c.node_x, c.node_y, p.n, p.n_subjects,
-           case when {{ spearman_checked_reason('p.n', 'p.n_subjects', 'p.variance_reason', 'min_samples', 'min_pop_subjects') }} is null
-                then p.rho_unchecked end as spearman_rho,
-           {{ spearman_checked_reason('p.n', 'p.n_subjects', 'p.variance_reason', 'min_samples', 'min_pop_subjects') }} as null_reason,
-           ref_day as snapshot_day
-    from asof_candidates as c
-    inner join correlations_population_snapshots as p
-        on p.dataset = c.dataset and p.snapshot_day = (select snapshot_day from asof_pop_full_day)
-       and p.node_a = least(c.node_x, c.node_y) and p.node_b = greatest(c.node_x, c.node_y)
-),
-{%- else %}
-asof_pop_snapshot as (
-    -- population evidence: the last monthly snapshot <= t of correlations_population_snapshots (the
-    -- dataset's subject-days <= that day pooled; the full history once t reaches the dataset's last
-    -- paired day). §6 "As of" allows it; pop_as_of_day states it in every row.
-    select max(p.snapshot_day) as snapshot_day
-    from correlations_population_snapshots as p
-    where p.dataset = (select dataset from asof_subject) and p.snapshot_day <= ref_day
-),
-asof_pop as (
-    select
-        c.node_x, c.node_y, p.n, p.n_subjects, p.rho_unchecked, p.snapshot_day,
-        {{ spearman_checked_reason('p.n', 'p.n_subjects', 'p.variance_reason', 'min_samples', 'min_pop_subjects') }}
-            as null_reason
-    from asof_candidates as c
-    inner join correlations_population_snapshots as p
-        on p.dataset = c.dataset
-       and p.snapshot_day = (select snapshot_day from asof_pop_snapshot)
-       and p.node_a = least(c.node_x, c.node_y) and p.node_b = greatest(c.node_x, c.node_y)
-),
-asof_pop_checked as (
-    select node_x, node_y, n, n_subjects, snapshot_day, null_reason,
-           case when null_reason is null then rho_unchecked end as spearman_rho
-    from asof_pop
+asof_pop_computed as (
+    {{ spearman('asof_pairs_pop', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples',
+                subject_col='subject_id', min_subjects='min_pop_subjects') }}
 ),
 {%- endif %}
+asof_pop_checked as (
+    select node_x, node_y, n, n_subjects, null_reason,
+           case when null_reason is null then rho_unchecked end as spearman_rho
+    from asof_pop_lookup
+    {%- if exact_population %}
+    union all
+    select node_x, node_y, n, n_subjects, null_reason, spearman_rho from asof_pop_computed
+    {%- endif %}
+),
 asof_observed as (
     select
         c.*,
