@@ -230,7 +230,9 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
         return [f"{name}: only {len(numeric_values)} day{'' if len(numeric_values) == 1 else 's'} with data in "
                 f"{period}{cov} — too few for an average: {shown}."]
     texts = [f"{r['day']}: {r['value_text']}" for r in d.daily if r.get("value_text")]
-    if node.data_kind == "text" or (d.n_window_days and d.window_mean is None) or (texts and not numeric_values):
+    text_only = d.n_window_days == 0 and d.n_history_days == 0 and d.last_day is not None  # e.g. mood labels
+    if node.data_kind == "text" or (d.n_window_days and d.window_mean is None) or (texts and not numeric_values) \
+            or text_only:
         if not texts:
             last = f"; the last entry is from {d.last_day.isoformat()} (ask with --as-of {d.last_day.isoformat()})" \
                 if d.last_day else ""
@@ -238,10 +240,6 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
         shown = "; ".join(str(t) for t in texts[-5:])
         more = f" (the last 5 of {len(texts)} shown)" if len(texts) > 5 else ""
         return [f"{len(texts)} {_lc(name)} entr{'y' if len(texts) == 1 else 'ies'} in {period}{more}: {shown}."]
-    if d.n_window_days == 0 and d.n_history_days == 0 and d.last_day is not None:
-        # text entries only (labels such as LifeSnaps mood words), none in the window
-        return [f"No {_lc(name)} entries in {period}; the last entry is from {d.last_day.isoformat()} "
-                f"(ask with --as-of {d.last_day.isoformat()})."]
     if d.n_window_days == 0:
         if d.n_history_days == 0:
             return [f"You have no {_lc(name)} data recorded up to {sg.reference_day.isoformat()} "
@@ -412,7 +410,7 @@ def render_comparison(cmp_: dict, display_unit: str | None) -> list[str]:
             diff = ""
         elif cmp_["kind"] == "before_after":
             # a = before D, b = from D: the change is what came after minus what came before
-            diff = f"; change after {b.get('label', '').removeprefix('from ')}: {fmt_delta(-m['difference'], u, display_unit)}"
+            diff = f"; change after {b['start']}: {fmt_delta(-m['difference'], u, display_unit)}"
         else:
             diff = (f"; difference ({a.get('label') or 'first'} minus {b.get('label') or 'second'}) "
                     f"{fmt_delta(m['difference'], u, display_unit)}")

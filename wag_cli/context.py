@@ -160,8 +160,8 @@ def _knowledge_line(n: Node, short: bool = False) -> str | None:
     return f"{n.metric_id}: {text}"
 
 
-def _edges_table(neigh: list[Node]) -> list[str]:
-    pooled = next((n.pop_as_of_day for n in neigh if n.pop_as_of_day is not None), None)
+def _edges_table(neigh: list[Node], pooled=None) -> list[str]:
+    """The edges block; ``pooled``: the last day of the population correlations' pooled days."""
     pop_head = f"population rho (subject-days up to {pooled.isoformat()})" if pooled else "population rho (days)"
     out = ["edges (primary | neighbour | rank | w_final | w_global | w_local | your rho (days) | "
            f"{pop_head} | relationship):"]
@@ -257,7 +257,7 @@ def _render(question: str, sg: Subgraph, analysis: dict | None, plan: _Plan, met
             lines += know
     neigh = [n for n in sg.neighbours if n.metric_id not in plan.dropped]
     if method == "wag" and neigh:
-        lines += _edges_table(neigh)
+        lines += _edges_table(neigh, sg.population_as_of)
     daily, weekly = [], []
     for n in uniq:
         mode = plan.daily.get(n.metric_id, "daily")
