@@ -1,28 +1,29 @@
 {% macro wag_population_snapshot_select(snapshot_pairs, is_full_history) -%}
 {#-
   The rows of correlations_population_snapshots (DESIGN.md §5, §6 "As of") from a relation of pooled
-  pairs `snapshot_pairs` (snapshot_day, dataset, subject_id, node_a, node_b, value_a, value_b: every
-  paired subject-day <= snapshot_day): pooled Spearman without thresholds (rho_unchecked,
+  pairs `snapshot_pairs` (snapshot_day, dataset, subject_key, edge_key, value_a, value_b: every
+  paired subject-day <= snapshot_day; keys of int_edge_paired_values, edge names from int_edge_keys): pooled Spearman without thresholds (rho_unchecked,
   variance_reason), then the dbt vars' validity rule. is_full_history: SQL boolean for the rows.
 -#}
 , snapshot_rho as (
-    {{ spearman(snapshot_pairs, ['dataset', 'snapshot_day', 'node_a', 'node_b'],
-                'value_a', 'value_b', 0, subject_col='subject_id', min_subjects=0) }}
+    {{ spearman(snapshot_pairs, ['dataset', 'snapshot_day', 'edge_key'],
+                'value_a', 'value_b', 0, subject_col='subject_key', min_subjects=0) }}
 ),
 
 snapshot_checked as (
     select
-        dataset,
-        snapshot_day,
-        node_a,
-        node_b,
+        r.dataset,
+        r.snapshot_day,
+        e.node_a,
+        e.node_b,
         cast(n as integer)          as n,
         cast(n_subjects as integer) as n_subjects,
         spearman_rho                as rho_unchecked,
         null_reason                 as variance_reason,
         {{ spearman_checked_reason('n', 'n_subjects', 'null_reason', var('min_samples'), var('min_pop_subjects')) }}
                                     as null_reason
-    from snapshot_rho
+    from snapshot_rho as r
+    inner join {{ ref('int_edge_keys') }} as e on e.edge_key = r.edge_key
 )
 
 select
@@ -59,7 +60,7 @@ from snapshot_checked
         ~ " where last_day(p.day) < d.last_day group by 1, 2 order by 1, 2") -%}
     {%- for row in months.rows -%}
       {%- set pairs_sql -%}
-        (select cast('{{ row[1] }}' as date) as snapshot_day, p.dataset, p.subject_id, p.node_a, p.node_b,
+        (select cast('{{ row[1] }}' as date) as snapshot_day, p.dataset, p.subject_key, p.edge_key,
                 p.value_a, p.value_b
          from {{ paired }} as p
          where p.dataset = '{{ row[0] | replace("'", "''") }}' and p.day <= cast('{{ row[1] }}' as date))

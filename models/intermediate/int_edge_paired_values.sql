@@ -1,22 +1,26 @@
 -- Paired daily values of the two ends of every prior edge, per subject (input of DESIGN.md §5).
 -- Only pairs that share an edge are correlated: the weights (§6) use nothing else.
--- Grain: one row per (dataset, subject_id, node_a, node_b, day) where both metrics have a numeric value.
+-- Grain: one row per (dataset, subject_key, edge_key, day) where both metrics have a numeric value.
+-- Integer keys (int_subject_keys, int_edge_keys) instead of the subject's and the metrics' names:
+-- at 500 subjects x 365 days this table has 35 M rows, and every name costs its bytes in each join,
+-- sort and window over it.
 with numeric_values as (
-    select dataset, subject_id, metric_id, day, value
-    from {{ ref('metric_values') }}
-    where value is not null
+    select k.subject_key, v.dataset, v.metric_id, v.day, v.value
+    from {{ ref('metric_values') }} as v
+    inner join {{ ref('int_subject_keys') }} as k
+        on k.dataset = v.dataset and k.subject_id = v.subject_id
+    where v.value is not null
 )
 
 select
     a.dataset,
-    a.subject_id,
-    e.node_a,
-    e.node_b,
+    a.subject_key,
+    e.edge_key,
     a.day,
     a.value as value_a,
     b.value as value_b
-from {{ ref('edges') }} as e
+from {{ ref('int_edge_keys') }} as e
 inner join numeric_values as a on a.metric_id = e.node_a
 inner join numeric_values as b
     on b.metric_id = e.node_b
-   and b.dataset = a.dataset and b.subject_id = a.subject_id and b.day = a.day
+   and b.subject_key = a.subject_key and b.dataset = a.dataset and b.day = a.day

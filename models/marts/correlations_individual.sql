@@ -1,19 +1,23 @@
 -- Individual Spearman correlations r^s_{x,y} (DESIGN.md §5): per subject, per prior edge, on the
 -- subject's paired days. NULL when n < var('min_samples') or a series is constant.
+-- Ranked over the integer keys of int_edge_paired_values; names joined back on the small key tables.
 with rho as (
-    {{ spearman(ref('int_edge_paired_values'), ['dataset', 'subject_id', 'node_a', 'node_b'],
+    {{ spearman(ref('int_edge_paired_values'), ['dataset', 'subject_key', 'edge_key'],
                 'value_a', 'value_b', var('min_samples')) }}
 )
 
 select
-    dataset,
-    subject_id,
-    node_a,
-    node_b,
-    cast(n as integer)                                          as n,
-    spearman_rho                                                as spearman_rho_signed,
-    abs(spearman_rho)                                           as spearman_rho,
-    case when spearman_rho is not null then {{ fisher_z('spearman_rho') }} end as fisher_z,
-    case when spearman_rho is not null then {{ fisher_se('n') }} end          as fisher_se,
-    null_reason
+    rho.dataset,
+    s.subject_id,
+    e.node_a,
+    e.node_b,
+    cast(rho.n as integer)                                                 as n,
+    rho.spearman_rho                                                       as spearman_rho_signed,
+    abs(rho.spearman_rho)                                                  as spearman_rho,
+    case when rho.spearman_rho is not null then {{ fisher_z('rho.spearman_rho') }} end as fisher_z,
+    case when rho.spearman_rho is not null then {{ fisher_se('rho.n') }} end          as fisher_se,
+    rho.null_reason
 from rho
+inner join {{ ref('int_subject_keys') }} as s
+    on s.subject_key = rho.subject_key and s.dataset = rho.dataset
+inner join {{ ref('int_edge_keys') }} as e on e.edge_key = rho.edge_key

@@ -18,7 +18,7 @@ with dataset_last_day as (
 ),
 
 snapshot_pairs as (
-    select d.last_day as snapshot_day, p.dataset, p.subject_id, p.node_a, p.node_b, p.value_a, p.value_b
+    select d.last_day as snapshot_day, p.dataset, p.subject_key, p.edge_key, p.value_a, p.value_b
     from {{ ref('int_edge_paired_values') }} as p
     inner join dataset_last_day as d on d.dataset = p.dataset
 )
