@@ -47,8 +47,9 @@ from snapshot_checked
 
 {% macro wag_insert_population_month_snapshots(relation, paired) -%}
 {#-
-  Post-hook of correlations_population_snapshots: inserts the month-end snapshots (every month-end
-  before each dataset's last paired day, DESIGN.md §6 "As of"), one (dataset, month) per statement so
+  Post-hook of correlations_population_snapshots: inserts the month-end snapshots that are not in the
+  table (every month-end before each dataset's last paired day, DESIGN.md §6 "As of"; on an incremental
+  run the pre-hook deleted the stale ones, the others are kept), one (dataset, month) per statement so
   that one pooled ranking is in memory at a time; logs each. Nothing with var population_as_of =
   'exact' (queries then pool the subject-days <= t themselves). Returns a no-op statement.
 -#}
@@ -57,7 +58,10 @@ from snapshot_checked
         "select p.dataset, cast(last_day(p.day) as string) as snapshot_day, count(*) as n_rows"
         ~ " from " ~ paired ~ " as p inner join (select dataset, max(day) as last_day from " ~ paired
         ~ " group by dataset) as d on d.dataset = p.dataset"
-        ~ " where last_day(p.day) < d.last_day group by 1, 2 order by 1, 2") -%}
+        ~ " where last_day(p.day) < d.last_day"
+        ~ " and not exists (select 1 from " ~ relation ~ " as s where s.dataset = p.dataset"
+        ~ " and s.snapshot_day = last_day(p.day) and not s.is_full_history)"
+        ~ " group by 1, 2 order by 1, 2") -%}
     {%- for row in months.rows -%}
       {%- set pairs_sql -%}
         (select cast('{{ row[1] }}' as date) as snapshot_day, p.dataset, p.subject_key, p.edge_key,

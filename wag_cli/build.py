@@ -12,6 +12,14 @@ it is deleted. A failed, interrupted or killed build therefore leaves the previo
 untouched (a killed one may leave its hidden folder, removed by the next build). The reply cache and
 the eval store (``<stem>_llm_cache.duckdb``, ``<stem>_eval.duckdb``) are separate files and are not
 touched. A build refuses to start while another process holds the warehouse, naming its PID.
+
+Incremental builds (issue 10 item 4): when the warehouse holds the state of a complete earlier build
+made with the same settings (table ``wag_build_settings``: a hash of the dbt vars and of every project
+file, models, macros, seeds and dbt_project.yml), the staging file starts as a copy of the warehouse,
+so dbt's incremental models recompute only the subjects whose rows changed
+(``int_changed_subjects``, macros/incremental.sql) and keep the others; otherwise, or with
+``full_refresh``, the staging file starts empty and everything is built. Either way the swap is the
+same atomic ``os.replace``.
 """
 
 from __future__ import annotations
@@ -32,12 +40,83 @@ DATASET_FOLDERS = ("pmdata", "lifesnaps", "globem", "ifh_affect")
 
 @dataclass
 class BuildResult:
-    """Outcome of a build: counts by status and the failures (node name, message)."""
+    """Outcome of a build: counts by status, the failures (node name, message) and, for a DuckDB
+    build, what was refreshed (``refresh``: see :func:`refresh_report`)."""
 
     success: bool
     n_nodes: int = 0
     status_counts: dict[str, int] = field(default_factory=dict)
     failures: list[tuple[str, str]] = field(default_factory=list)
+    refresh: dict | None = None
+
+
+SETTINGS_TABLE = "wag_build_settings"
+PROJECT_FILE_GLOBS = ("dbt_project.yml", "profiles.yml", "models/**/*", "macros/**/*", "seeds/**/*")
+
+
+def settings_hash(project: Path, dbt_vars: dict) -> str:
+    """SHA-256 (hex) of the dbt vars (JSON, sorted keys) and of every project file that shapes the
+    tables (:data:`PROJECT_FILE_GLOBS`, by relative path and content): equal hashes mean an incremental
+    build computes what a full one would."""
+    import hashlib
+
+    h = hashlib.sha256(json.dumps(dbt_vars, sort_keys=True).encode())
+    files = sorted({p for g in PROJECT_FILE_GLOBS for p in project.glob(g) if p.is_file()})
+    for f in files:
+        h.update(str(f.relative_to(project)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _stored_settings(database: Path) -> str | None:
+    """The settings hash stored in ``database`` by its last complete ``wag build``, or None (no file,
+    no table, no fingerprints of a complete run, unreadable)."""
+    import duckdb
+
+    if not database.is_file():
+        return None
+    try:
+        con = duckdb.connect(str(database), read_only=True)
+    except duckdb.Error:
+        return None
+    try:
+        tables = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
+        if SETTINGS_TABLE not in tables or "wag_build_fingerprints" not in tables:
+            return None
+        row = con.execute(f"select settings_hash from {SETTINGS_TABLE}").fetchone()
+        return row[0] if row else None
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
+
+
+def refresh_report(database: Path, incremental: bool) -> dict:
+    """What a finished DuckDB build recomputed: ``mode`` ('incremental' or 'full'), ``subjects``
+    (subjects in metric_values), ``changed_subjects`` (recomputed by the subject-level models) and,
+    for an incremental build, ``changed_datasets`` (population snapshots refreshed). Read from
+    int_changed_subjects; in a full build every subject is recomputed."""
+    import duckdb
+
+    con = duckdb.connect(str(database))
+    try:
+        n_subjects = con.execute("select count(*) from int_subject_keys").fetchone()[0]
+        changed, datasets = con.execute(
+            "select count(*), coalesce(list(distinct dataset order by dataset), []) from int_changed_subjects").fetchone()
+    finally:
+        con.close()
+    if not incremental:
+        return {"mode": "full", "subjects": n_subjects, "changed_subjects": n_subjects}
+    return {"mode": "incremental", "subjects": n_subjects, "changed_subjects": changed, "changed_datasets": datasets}
+
+
+def _store_settings(database: Path, digest: str) -> None:
+    import duckdb
+
+    con = duckdb.connect(str(database))
+    try:
+        con.execute(f"create or replace table {SETTINGS_TABLE} as select ? as settings_hash", [digest])
+    finally:
+        con.close()
 
 
 def _dbt_vars(data_dir: Path, wide_sources: list[dict] | None) -> dict:
@@ -62,11 +141,14 @@ def run_build(
     on_node: Callable[[str, str], None] | None = None,
     database: Path | None = None,
     engine: str = "duckdb",
+    full_refresh: bool = False,
 ) -> BuildResult:
     """Run ``dbt build`` on ``data_dir`` into ``database`` (default: :func:`paths.db_path`), atomically.
 
     The build runs into a staging file that replaces ``database`` only when ``dbt build`` (models,
-    data tests, unit tests) succeeded; see the module docstring. ``on_node(name, status)`` is called
+    data tests, unit tests) succeeded; see the module docstring. It is incremental (a copy of the
+    warehouse, only changed subjects recomputed) when the warehouse holds a complete build with the
+    same settings and ``full_refresh`` is false; ``BuildResult.refresh`` says which. ``on_node(name, status)`` is called
     as each node finishes. Returns a :class:`BuildResult`. Raises :class:`UsageError` when
     ``data_dir`` holds no dataset folder, :class:`~wag_cli.errors.DatabaseError` when another process
     holds ``database``, :class:`WagError` when dbt itself cannot start (bad project, bad profile).
@@ -90,7 +172,15 @@ def run_build(
             if out.success:
                 export_spark_warehouse(spark_warehouse_dir(), staging_dir / database.name, project)
         elif engine == "duckdb":
-            out = _invoke_dbt(project, staging_dir / database.name, data_dir, dbt_vars, on_node)
+            built = staging_dir / database.name
+            digest = settings_hash(project, dbt_vars)
+            incremental = not full_refresh and _stored_settings(database) == digest
+            if incremental:
+                shutil.copyfile(database, built)   # the tables the incremental models keep
+            out = _invoke_dbt(project, built, data_dir, dbt_vars, on_node)
+            if out.success:
+                _store_settings(built, digest)
+                out.refresh = refresh_report(built, incremental)
         else:
             raise UsageError(f"unknown engine {engine!r}; choose duckdb or spark")
         if out.success:

@@ -76,7 +76,7 @@ def _parse_day(text: str | None, what: str = "--as-of") -> date | None:
 # --------------------------------------------------------------------------- build / demo
 
 def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None, hint: str | None = None,
-                         engine: str = "duckdb") -> None:
+                         engine: str = "duckdb", full_refresh: bool = False) -> None:
     from .build import run_build
     from .summary import rejected_summary, warehouse_summary
 
@@ -86,7 +86,8 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
             done["n"] += 1
             status.update(f"dbt build: {done['n']} nodes done · last: {name} ({node_status})")
 
-        result = run_build(data_dir, wide_sources=wide_sources, on_node=on_node, engine=engine)
+        result = run_build(data_dir, wide_sources=wide_sources, on_node=on_node, engine=engine,
+                           full_refresh=full_refresh)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(result.status_counts.items()))
     if not result.success:
         for name, msg in result.failures[:8]:
@@ -95,6 +96,15 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
             f"dbt build failed ({counts}); the tables of the previous successful build are unchanged"
         )
     console.print(f"[green]dbt build passed[/] ({result.n_nodes} nodes: {counts})")
+    r = result.refresh
+    if r and r["mode"] == "incremental":
+        names = ", ".join(r["changed_datasets"]) or "none"
+        console.print(f"Incremental: {r['changed_subjects']} of {r['subjects']} subjects had new or changed rows and were "
+                      f"recomputed, the others kept; population snapshots refreshed for: {names} "
+                      "(`wag build --full-refresh` rebuilds everything)")
+    elif r:
+        console.print(f"Full build: all {r['subjects']} subjects computed (the next `wag build` with the same data "
+                      "folder and settings recomputes only subjects whose rows change)")
     summary = warehouse_summary()
     table = Table(title="Warehouse summary (metric_values)", caption=hint)
     for col in ("dataset", "subjects", "metrics", "days", "rows", "first day", "last day"):
@@ -124,6 +134,9 @@ def build(
     engine: Annotated[str, typer.Option(
         "--engine", help="duckdb (default) or spark: dbt build --target spark (pip install -e \".[spark]\"), "
                          "then the warehouse file is read from Spark's Parquet tables.")] = "duckdb",
+    full_refresh: Annotated[bool, typer.Option(
+        "--full-refresh", help="Rebuild every table from scratch instead of recomputing only the subjects whose "
+                               "rows changed since the last build (the default when the settings are unchanged).")] = False,
 ) -> None:
     """Run dbt seed + build (models, data tests, unit tests) into the warehouse."""
     from .paths import data_dir as default_data_dir
@@ -148,7 +161,7 @@ def build(
             if not p.is_file():
                 raise UsageError(f"--wide {item!r}: no file at {p}")
             sources.append({"dataset": name, "path": str(p)})
-        _build_and_summarise(root, sources or None, engine=engine)
+        _build_and_summarise(root, sources or None, engine=engine, full_refresh=full_refresh)
     except WagError as exc:
         _fail(exc)
 

@@ -4,12 +4,15 @@
 -- Integer keys (int_subject_keys, int_edge_keys) instead of the subject's and the metrics' names:
 -- at 500 subjects x 365 days this table has 35 M rows, and every name costs its bytes in each join,
 -- sort and window over it.
+-- Incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects.
+{{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
+          pre_hook="{{ wag_delete_changed_subjects(this, 'subject_key', 'subject_key') }}") }}
 with numeric_values as (
     select k.subject_key, v.dataset, v.metric_id, v.day, v.value
     from {{ ref('metric_values') }} as v
     inner join {{ ref('int_subject_keys') }} as k
         on k.dataset = v.dataset and k.subject_id = v.subject_id
-    where v.value is not null
+    where v.value is not null and {{ wag_changed_subject_filter('v.subject_id') }}
 )
 
 select

@@ -1,8 +1,16 @@
 -- Individual Spearman correlations r^s_{x,y} (DESIGN.md §5): per subject, per prior edge, on the
 -- subject's paired days. NULL when n < var('min_samples') or a series is constant.
 -- Ranked over the integer keys of int_edge_paired_values; names joined back on the small key tables.
-with rho as (
-    {{ spearman(ref('int_edge_paired_values'), ['dataset', 'subject_key', 'edge_key'],
+-- Incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects.
+{{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
+          pre_hook="{{ wag_delete_changed_subjects(this) }}") }}
+with paired as (
+    select * from {{ ref('int_edge_paired_values') }}
+    where {{ wag_changed_subject_filter('subject_key', 'subject_key') }}
+),
+
+rho as (
+    {{ spearman('paired', ['dataset', 'subject_key', 'edge_key'],
                 'value_a', 'value_b', var('min_samples')) }}
 )
 

@@ -10,10 +10,16 @@
 -- Validity: rho_unchecked is rho whenever both ranked series vary (NULL only with variance_reason);
 -- the dbt vars' thresholds (min_samples, min_pop_subjects) give spearman_rho / null_reason here, and a
 -- query with other thresholds applies them to n and n_subjects (macro spearman_checked_reason).
-{{ config(post_hook="{{ wag_insert_population_month_snapshots(this, ref('int_edge_paired_values')) }}") }}
+-- Incremental by dataset (macros/incremental.sql): a build recomputes the full-history snapshot of the
+-- datasets with a changed subject and their month-ends from the first changed month on.
+-- depends_on: {{ ref('int_changed_subjects') }}
+{{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
+          pre_hook="{{ wag_delete_stale_population_snapshots(this) }}",
+          post_hook="{{ wag_insert_population_month_snapshots(this, ref('int_edge_paired_values')) }}") }}
 with dataset_last_day as (
     select dataset, max(day) as last_day
     from {{ ref('int_edge_paired_values') }}
+    where {% if is_incremental() %}dataset in (select dataset from {{ ref('int_changed_subjects') }}){% else %}true{% endif %}
     group by dataset
 ),
 

@@ -7,8 +7,12 @@
 --           days (by rank, so tied values share a bin and a constant metric carries no
 --           information); the joint and the marginals are counted on the pair's paired days;
 --           pairs with fewer than var('mi_min_pairs') paired days are skipped.
+{{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
+          pre_hook="{{ wag_delete_changed_subjects(this) }}") }}
 with stats as (
+    -- incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects
     select * from {{ ref('subject_metric_stats') }}
+    where {{ wag_changed_subject_filter('subject_id') }}
 ),
 
 metric_keys as (
@@ -37,7 +41,7 @@ binned as (
     from {{ ref('metric_values') }} as v
     inner join metric_keys as m on m.metric_id = v.metric_id
     inner join subject_keys as k on k.dataset = v.dataset and k.subject_id = v.subject_id
-    where v.value is not null
+    where v.value is not null and {{ wag_changed_subject_filter('v.subject_id') }}
 ),
 
 joint as (
