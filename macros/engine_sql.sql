@@ -138,6 +138,28 @@
 {% macro spark__wag_quantile_cont(expr, q) -%}percentile({{ expr }}, cast({{ q }} as double)){%- endmacro %}
 
 
+{% macro wag_quantile_cont_list(expr, qs) -%}
+  {#- The list of the qs-quantiles of expr (in the order of qs), linear interpolation as wag_quantile_cont,
+      from one aggregate state: the values are collected once for all of qs instead of once per
+      quantile. An aggregate, also usable as a window function. Take an element with wag_list_item. -#}
+  {{ return(adapter.dispatch('wag_quantile_cont_list', 'wag')(expr, qs)) }}
+{%- endmacro %}
+{% macro default__wag_quantile_cont_list(expr, qs) -%}
+  quantile_cont({{ expr }}, [{% for q in qs %}{{ q }}{{ ", " if not loop.last }}{% endfor %}])
+{%- endmacro %}
+{% macro spark__wag_quantile_cont_list(expr, qs) -%}
+  percentile({{ expr }}, array({% for q in qs %}cast({{ q }} as double){{ ", " if not loop.last }}{% endfor %}))
+{%- endmacro %}
+
+
+{% macro wag_list_item(list_expr, i) -%}
+  {#- Element i (1-based) of a list (DuckDB) / array (Spark, whose [] is 0-based). -#}
+  {{ return(adapter.dispatch('wag_list_item', 'wag')(list_expr, i)) }}
+{%- endmacro %}
+{% macro default__wag_list_item(list_expr, i) -%}({{ list_expr }})[{{ i }}]{%- endmacro %}
+{% macro spark__wag_list_item(list_expr, i) -%}element_at({{ list_expr }}, {{ i }}){%- endmacro %}
+
+
 {% macro wag_regexp_matches(expr, pattern) -%}
   {#- True when `pattern` matches somewhere in expr. -#}
   {{ return(adapter.dispatch('wag_regexp_matches', 'wag')(expr, pattern)) }}

@@ -111,9 +111,14 @@ def test_daily_abnormality_matches_pandas(frames):
             exp_n = v.notna().astype(int).rolling(k, min_periods=1).sum()
             assert (got[f"n_w_{k}"].to_numpy() == exp_n.to_numpy()).all()
         assert_close(got["zeta_all"], z.expanding(min_periods=1).mean(), f"{subject} {metric} zeta_all")
-        # tertile levels (linear-interpolation quantiles), 'missing' where the day's value is missing
-        zk = z.rolling(7, min_periods=1).mean()
-        if zk.notna().any():
+        # tertile levels (linear-interpolation quantiles) of every window, 'missing' where the day's
+        # value is missing
+        for k in (1, 7, 14, 30, "all"):
+            zk = z.expanding(min_periods=1).mean() if k == "all" else z.rolling(k, min_periods=1).mean()
+            got_level = np.array([x if isinstance(x, str) else None for x in got[f"level_{k}"]], dtype=object)
+            if not zk.notna().any():                   # sigma 0: no zeta, so no level on days with a value
+                assert list(got_level) == list(np.where(v.isna(), "missing", None)), f"{subject} {metric} level_{k}"
+                continue
             observed = zk[v.notna()].dropna()          # the (s, m, k) samples: days with a value
             p33, p66 = np.quantile(observed, [1 / 3, 2 / 3])
             exp_level = np.where(v.isna(), "missing",
@@ -121,9 +126,8 @@ def test_daily_abnormality_matches_pandas(frames):
                          np.where(zk <= p33, "low", np.where(zk <= p66, "medium", "high"))))
             # a zeta within float noise of a cut point may fall either side: skip those days
             near_cut = (np.abs(zk - p33) < 1e-9) | (np.abs(zk - p66) < 1e-9)
-            got_level = got["level_7"].where(got["level_7"].notna(), None).to_numpy()
             keep = ~near_cut.to_numpy()
-            assert list(got_level[keep]) == list(exp_level[keep])
+            assert list(got_level[keep]) == list(exp_level[keep]), f"{subject} {metric} level_{k}"
         checked += 1
     assert checked >= 20
 

@@ -9,6 +9,13 @@
 --   level_k    = tertile of zeta_k within the (subject, metric): low <= p33 < medium <= p66 < high
 --                (quantile_cont = linear interpolation, over the days that have a value: the
 --                samples of §4); 'missing' where v_t itself is missing.
+-- Memory (2,000 subjects x 28 metrics x 365 days fit DuckDB's 4 GB limit): the windows run over narrow
+-- rows (series key, day, value, z) and the names are joined back from `stats` at the end; the tertile
+-- cuts are window aggregates over the series (no second pass over the windowed rows, no join back),
+-- one quantile state per window size for both cuts (a CASE, not FILTER: Spark has no FILTER on window
+-- aggregates). The spine is still joined with metric_values on the names: DuckDB's framed averages
+-- depend in the last bits on the layout of the window's input, and a join on series_key (or a build
+-- in subject batches) moved zeta_30/zeta_all by 1e-12 after rounding on ~1 row in 10^4, and a level.
 with stats as (
     -- series_key: one 64-bit key per (dataset, subject, metric) series; windows partition by it
     select
@@ -28,9 +35,6 @@ spine as (
 observed as (
     select
         sp.series_key,
-        sp.dataset,
-        sp.subject_id,
-        sp.metric_id,
         sp.day,
         v.value,
         case when sp.sigma > 0 then abs(v.value - sp.mu) / sp.sigma end as z
@@ -42,8 +46,14 @@ observed as (
 
 windows as (
     select
-        *,
-        {%- for k in [1, 7, 14, 30] %}
+        series_key,
+        day,
+        value,
+        z,
+        -- k = 1 is the day itself: the mean of one z is z, and n_w is whether the day has a value
+        round(z, 12)                                   as zeta_1,
+        case when value is not null then 1 else 0 end  as n_w_1,
+        {%- for k in [7, 14, 30] %}
         -- rounded to 12 decimals: days whose windows hold the same values get the same zeta (and so
         -- the same level) whatever the summation order, instead of flipping across a tertile cut
         round(avg(z) over (partition by series_key order by day
@@ -59,35 +69,35 @@ windows as (
 ),
 
 cuts as (
+    -- [p33, p66] of zeta_k over the series' days with a value, on every row of the series
     select
-        series_key,
+        *,
         {%- for k in ['1', '7', '14', '30', 'all'] %}
-        {{ wag_quantile_cont('zeta_' ~ k, 1.0 / 3) }} filter (where value is not null) as p33_{{ k }},
-        {{ wag_quantile_cont('zeta_' ~ k, 2.0 / 3) }} filter (where value is not null) as p66_{{ k }}{{ ',' if not loop.last }}
+        {{ wag_quantile_cont_list('case when value is not null then zeta_' ~ k ~ ' end', [1.0 / 3, 2.0 / 3]) }}
+            over (partition by series_key) as cuts_{{ k }}{{ ',' if not loop.last }}
         {%- endfor %}
     from windows
-    group by series_key
 )
 
 select
-    w.dataset,
-    w.subject_id,
-    w.metric_id,
-    w.day,
-    w.value,
-    w.z,
+    s.dataset,
+    s.subject_id,
+    s.metric_id,
+    c.day,
+    c.value,
+    c.z,
     {%- for k in ['1', '7', '14', '30', 'all'] %}
-    w.zeta_{{ k }},
-    cast(w.n_w_{{ k }} as integer) as n_w_{{ k }},
+    c.zeta_{{ k }},
+    cast(c.n_w_{{ k }} as integer) as n_w_{{ k }},
     {%- endfor %}
     {%- for k in ['1', '7', '14', '30', 'all'] %}
     case
-        when w.value is null then 'missing'
-        when w.zeta_{{ k }} is null then null
-        when w.zeta_{{ k }} <= c.p33_{{ k }} then 'low'
-        when w.zeta_{{ k }} <= c.p66_{{ k }} then 'medium'
+        when c.value is null then 'missing'
+        when c.zeta_{{ k }} is null then null
+        when c.zeta_{{ k }} <= {{ wag_list_item('c.cuts_' ~ k, 1) }} then 'low'
+        when c.zeta_{{ k }} <= {{ wag_list_item('c.cuts_' ~ k, 2) }} then 'medium'
         else 'high'
     end as level_{{ k }}{{ ',' if not loop.last }}
     {%- endfor %}
-from windows as w
-inner join cuts as c using (series_key)
+from cuts as c
+inner join stats as s on s.series_key = c.series_key
