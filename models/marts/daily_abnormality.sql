@@ -16,13 +16,16 @@
 -- aggregates). The spine is still joined with metric_values on the names: DuckDB's framed averages
 -- depend in the last bits on the layout of the window's input, and a join on series_key (or a build
 -- in subject batches) moved zeta_30/zeta_all by 1e-12 after rounding on ~1 row in 10^4, and a level.
+-- Incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects.
+{{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
+          pre_hook="{{ wag_delete_changed_subjects(this) }}") }}
 with stats as (
     -- series_key: one 64-bit key per (dataset, subject, metric) series; windows partition by it
     select
         dataset, subject_id, metric_id, first_day, last_day, mean_value as mu, sd_value as sigma,
         {{ wag_group_key(['dataset', 'subject_id', 'metric_id']) }} as series_key
     from {{ ref('subject_metric_stats') }}
-    where n_days > 0
+    where n_days > 0 and {{ wag_changed_subject_filter('subject_id') }}
 ),
 
 spine as (
