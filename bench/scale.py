@@ -3,14 +3,16 @@
 For each N it generates (or reuses) the population of bench/popgen.py, then in the same run:
 * the pandas reference a researcher would write: per-subject and pooled
   ``DataFrame.corr(method="spearman", min_periods=10)`` over all metric pairs;
-* ``dbt build`` of the whole project on that file as a wide source (what ``wag build --wide`` runs),
+* ``wag build --wide sim=<file>`` (``dbt build`` of the whole project on that file as a wide source)
   in a fresh process with its own DuckDB file: wall time, peak RSS of the process tree (ru_maxrss of
   the child), per-model times from dbt's run_results.json;
-* ``wag_retrieve`` per call on the built warehouse (median of 20 calls over different subjects).
+* ``wag_retrieve`` per call on the built warehouse (median of 20 calls over different subjects);
+* the incremental refresh: one new day appended for 10 subjects, then ``wag build`` again (a copy of
+  the warehouse; only those subjects recomputed): wall time and its share of the full build.
 
 Usage:
     python bench/scale.py --subjects 100 500 [--days 365] [--workdir /tmp/wag_scale] [--json out.json]
-                          [--population-as-of snapshot|exact]
+                          [--population-as-of snapshot|exact] [--incremental] [--keep]
 
 Prints one table per N and the ratios; bench/RESULTS.md records the results with the command.
 """
@@ -65,6 +67,25 @@ def _measure(cmd: list[str], env: dict) -> tuple[float, float, subprocess.Comple
 
 
 def build(csv: Path, tmp: Path, population_as_of: str = "snapshot", threads: int | None = None) -> dict:
+    """``wag build --wide sim=<csv>`` into tmp/wag.duckdb (incremental when that file holds an earlier
+    build with the same settings): wall s, peak RSS GB, per-node seconds, the refresh line."""
+    if population_as_of != "snapshot" or threads:
+        # non-default dbt vars / threads: plain dbt build (wag build passes neither)
+        return _dbt_build(csv, tmp, population_as_of, threads)
+    wag = str(Path(sys.executable).with_name("wag"))
+    empty = tmp / "no_native_data"
+    empty.mkdir(exist_ok=True)
+    env = {**os.environ, "WAG_DB": str(tmp / "wag.duckdb"), "WAG_DATA_DIR": str(empty), "DO_NOT_TRACK": "1",
+           "COLUMNS": "200"}
+    wall, rss_gb, info = _measure([wag, "build", "--wide", f"sim={csv}"], env)
+    if info["rc"] != 0:
+        raise SystemExit(f"wag build failed:\n{info['out']}\n{info['err']}")
+    refresh = next((ln.strip() for ln in info["out"].splitlines() if ln.startswith(("Incremental:", "Full build:"))), "")
+    return {"wall_s": wall, "peak_rss_gb": rss_gb, "models": _node_times(REPO / "target" / "run_results.json"),
+            "refresh": refresh}
+
+
+def _dbt_build(csv: Path, tmp: Path, population_as_of: str, threads: int | None) -> dict:
     dbt = str(Path(sys.executable).with_name("dbt"))
     empty = tmp / "no_native_data"
     empty.mkdir(exist_ok=True)
@@ -75,14 +96,33 @@ def build(csv: Path, tmp: Path, population_as_of: str = "snapshot", threads: int
     wall, rss_gb, info = _measure(cmd, env)
     if info["rc"] != 0:
         raise SystemExit(f"dbt build failed:\n{info['out']}\n{info['err']}")
-    results = json.loads((tmp / "target" / "run_results.json").read_text())
+    return {"wall_s": wall, "peak_rss_gb": rss_gb, "models": _node_times(tmp / "target" / "run_results.json"),
+            "refresh": "full (dbt build)"}
+
+
+def append_day(csv: Path, n_subjects: int = 10) -> None:
+    """Append one new day (the last day + 1, the last day's values) for the first ``n_subjects``
+    subjects of the wide CSV, in place."""
+    import pandas as pd
+
+    df = pd.read_csv(csv)
+    last = df["date"].max()
+    on_last = df[df["date"] == last]
+    first = sorted(on_last["participant_id"].unique())[:n_subjects]   # subjects with a row on the last day
+    new = on_last[on_last["participant_id"].isin(first)].copy()
+    new["date"] = (pd.Timestamp(last) + pd.Timedelta(days=1)).strftime("%Y-%m-%d")
+    pd.concat([df, new]).to_csv(csv, index=False)
+
+
+def _node_times(run_results: Path) -> dict:
+    results = json.loads(run_results.read_text())
     models = {}
     for r in results["results"]:
         uid = r["unique_id"]
         kind, name = uid.split(".")[0], uid.split(".")[-1]
         key = name if kind in ("model", "seed") else f"{kind}:{name}"
         models[key] = r["execution_time"]
-    return {"wall_s": wall, "peak_rss_gb": rss_gb, "models": models}
+    return models
 
 
 def retrieval_ms(db: Path, n_calls: int = 20) -> dict:
@@ -125,6 +165,8 @@ def main() -> None:
                          "model at a time inside DuckDB's memory_limit")
     ap.add_argument("--keep", action="store_true",
                     help="keep each built warehouse as <workdir>/wag_<N>_<mode>.duckdb (for profiling)")
+    ap.add_argument("--incremental", action="store_true",
+                    help="after the full build, append one new day for 10 subjects and time the incremental wag build")
     ap.add_argument("--population-as-of", choices=["snapshot", "exact"], default="snapshot",
                     help="dbt var population_as_of (DESIGN.md §6 'As of'): monthly snapshots or pooled per query")
     args = ap.parse_args()
@@ -136,10 +178,17 @@ def main() -> None:
             generate(n, args.days, args.metrics).to_csv(csv, index=False)
         pandas_s = pandas_reference(csv)
         with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
-            b = build(csv, Path(tmp), args.population_as_of, args.dbt_threads)
-            ret_ms = retrieval_ms(Path(tmp) / "wag.duckdb")
+            tmp = Path(tmp)
+            source = tmp / csv.name        # a copy: the incremental step appends to it, the cached file stays
+            shutil.copyfile(csv, source)
+            b = build(source, tmp, args.population_as_of, args.dbt_threads)
+            ret_ms = retrieval_ms(tmp / "wag.duckdb")
+            inc = None
+            if args.incremental:
+                append_day(source, 10)
+                inc = build(source, tmp, args.population_as_of, args.dbt_threads)
             if args.keep:
-                shutil.move(Path(tmp) / "wag.duckdb", args.workdir / f"wag_{n}_{args.population_as_of}.duckdb")
+                shutil.move(tmp / "wag.duckdb", args.workdir / f"wag_{n}_{args.population_as_of}.duckdb")
         corr_s = sum(b["models"].get(m, 0.0) for m in CORRELATION_MODELS)
         row = {"subjects": n, "days": args.days, "metrics": args.metrics, "population_as_of": args.population_as_of,
                "dbt_threads": args.dbt_threads or 2,
@@ -149,6 +198,12 @@ def main() -> None:
                "ratio_correlations_vs_pandas": round(pandas_s / corr_s, 2) if corr_s else None,
                "ratio_build_vs_pandas": round(b["wall_s"] / pandas_s, 2),
                "retrieve_ms": ret_ms,
+               "refresh": b["refresh"],
+               **({"incremental_wall_s": round(inc["wall_s"], 1),
+                   "incremental_share_of_full": round(inc["wall_s"] / b["wall_s"], 3),
+                   "incremental_refresh": inc["refresh"],
+                   "incremental_models_s": {k: round(v, 1) for k, v in sorted(inc["models"].items(), key=lambda kv: -kv[1])[:8]}}
+                  if inc else {}),
                "models_s": {k: round(v, 1) for k, v in sorted(b["models"].items(), key=lambda kv: -kv[1])[:15]}}
         out.append(row)
         print(json.dumps(row, indent=2))
