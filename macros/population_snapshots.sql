@@ -2,8 +2,9 @@
 {#-
   The rows of correlations_population_snapshots (DESIGN.md §5, §6 "As of") from a relation of pooled
   pairs `snapshot_pairs` (snapshot_day, dataset, subject_key, edge_key, value_a, value_b: every
-  paired subject-day <= snapshot_day; keys of int_edge_paired_values, edge names from int_edge_keys): pooled Spearman without thresholds (rho_unchecked,
-  variance_reason), then the dbt vars' validity rule. is_full_history: SQL boolean for the rows.
+  paired subject-day <= snapshot_day; the keys of int_edge_paired_values, edge names from
+  int_edge_keys): pooled Spearman without thresholds (rho_unchecked, variance_reason), then the dbt
+  vars' validity rule. is_full_history: SQL boolean for the rows.
 -#}
 , snapshot_rho as (
     {{ spearman(snapshot_pairs, ['dataset', 'snapshot_day', 'edge_key'],
