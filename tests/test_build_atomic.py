@@ -86,7 +86,7 @@ def test_killed_build_keeps_the_old_file(small):
     # subject changed; every table but that list of changed subjects is as before)
     res = CliRunner().invoke(app, ["build"], env=env)
     assert res.exit_code == 0, res.output
-    assert "Incremental: 0 of 1 subjects" in res.output
+    assert "Incremental: 0 of 1 subject had" in res.output
     assert not staging.parent.exists()
     after = _table_counts(db)
     assert after.pop("int_changed_subjects") == 0 and before["int_changed_subjects"] == 1

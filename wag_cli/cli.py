@@ -99,12 +99,14 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
     r = result.refresh
     if r and r["mode"] == "incremental":
         names = ", ".join(r["changed_datasets"]) or "none"
-        console.print(f"Incremental: {r['changed_subjects']} of {r['subjects']} subjects had new or changed rows and were "
-                      f"recomputed, the others kept; population snapshots refreshed for: {names} "
-                      "(`wag build --full-refresh` rebuilds everything)")
+        n = r["subjects"]
+        console.print(f"Incremental: {r['changed_subjects']} of {n} subject{'' if n == 1 else 's'} had new or changed "
+                      f"rows and {'was' if r['changed_subjects'] == 1 else 'were'} recomputed, the others kept; "
+                      f"population snapshots refreshed for: {names} (`wag build --full-refresh` rebuilds everything)")
     elif r:
-        console.print(f"Full build: all {r['subjects']} subjects computed (the next `wag build` with the same data "
-                      "folder and settings recomputes only subjects whose rows change)")
+        n = r["subjects"]
+        console.print(f"Full build: {'the one subject' if n == 1 else f'all {n} subjects'} computed (the next "
+                      "`wag build` with the same data folder and settings recomputes only subjects whose rows change)")
     summary = warehouse_summary()
     table = Table(title="Warehouse summary (metric_values)", caption=hint)
     for col in ("dataset", "subjects", "metrics", "days", "rows", "first day", "last day"):
