@@ -76,6 +76,24 @@
 {%- endmacro %}
 
 
+{% macro wag_reuse_full_history_as_month_end(relation) -%}
+  {#- First pre-hook of correlations_population_snapshots on an incremental run (monthly snapshots):
+      when a changed dataset's old full-history snapshot day is a month-end before its first changed
+      month-end (the new rows all come after it, e.g. the first day of a new month), that snapshot is
+      exactly the month-end snapshot the post-hook would compute (the same pooled subject-days <= that
+      day), so it is kept as one (is_full_history = false) instead of being ranked again. -#}
+  {%- if is_incremental() and var('population_as_of', 'snapshot') != 'exact' -%}
+    update {{ relation }} as p set is_full_history = false
+    from (select dataset, min(first_changed_month_end) as first_changed
+          from {{ ref('int_changed_subjects') }} group by dataset) as c
+    where p.dataset = c.dataset and p.is_full_history
+      and p.snapshot_day = last_day(p.snapshot_day) and p.snapshot_day < c.first_changed
+  {%- else -%}
+    select 1
+  {%- endif -%}
+{%- endmacro %}
+
+
 {% macro wag_delete_stale_population_snapshots(relation) -%}
   {#- Pre-hook of correlations_population_snapshots on an incremental run: for every dataset with a
       changed subject, delete its full-history snapshot and every month-end snapshot on or after the

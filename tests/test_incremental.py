@@ -104,3 +104,39 @@ def test_changed_settings_force_a_full_build(builds, monkeypatch):
                     database=builds["tmp"] / "wag.duckdb")
     assert out.success, out.failures
     assert out.refresh["mode"] == "full"
+
+
+@pytest.fixture(scope="module")
+def appended(tmp_path_factory):
+    """8 subjects x 59 days (2021-01-01 .. 2021-02-28, a month-end), then one more day (1 March) for
+    two subjects: the old full-history snapshot is the new 28 February month-end snapshot."""
+    tmp = tmp_path_factory.mktemp("appended")
+    csv = tmp / "pop.csv"
+    pop = generate(8, 59, seed=5)
+    pop.to_csv(csv, index=False)
+    sources = [{"dataset": "sim", "path": str(csv)}]
+    empty = tmp / "no_native"
+    empty.mkdir()
+    assert run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb").success
+    last = pop[pop["date"] == pop["date"].max()]
+    new = last[last["participant_id"].isin(sorted(last["participant_id"].unique())[:2])].copy()
+    new["date"] = "2021-03-01"
+    pd.concat([pop, new], ignore_index=True).to_csv(csv, index=False)
+    inc = run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb")
+    assert inc.success, inc.failures
+    full = run_build(empty, wide_sources=sources, database=tmp / "full.duckdb", full_refresh=True)
+    assert full.success, full.failures
+    return tmp, inc
+
+
+def test_appended_month_reuses_the_old_full_history_snapshot(appended):
+    tmp, inc = appended
+    assert inc.refresh["mode"] == "incremental" and inc.refresh["changed_subjects"] == 2
+    inc_tables, full_tables = _tables(tmp / "wag.duckdb"), _tables(tmp / "full.duckdb")
+    for name in full_tables:
+        pd.testing.assert_frame_equal(inc_tables[name], full_tables[name], check_exact=False, rtol=0,
+                                      atol=2e-12, obj=name)
+    snaps = full_tables["correlations_population_snapshots"]
+    days = sorted({(str(d)[:10], bool(f)) for d, f in zip(snaps["snapshot_day"], snaps["is_full_history"])})
+    # January and February month-ends (the February one reused in the incremental build), 1 March full
+    assert days == [("2021-01-31", False), ("2021-02-28", False), ("2021-03-01", True)]

@@ -11,10 +11,12 @@
 -- the dbt vars' thresholds (min_samples, min_pop_subjects) give spearman_rho / null_reason here, and a
 -- query with other thresholds applies them to n and n_subjects (macro spearman_checked_reason).
 -- Incremental by dataset (macros/incremental.sql): a build recomputes the full-history snapshot of the
--- datasets with a changed subject and their month-ends from the first changed month on.
+-- datasets with a changed subject and their month-ends from the first changed month on (an old
+-- full-history snapshot on a month-end before the first change is kept as that month-end's snapshot).
 -- depends_on: {{ ref('int_changed_subjects') }}
 {{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
-          pre_hook="{{ wag_delete_stale_population_snapshots(this) }}",
+          pre_hook=["{{ wag_reuse_full_history_as_month_end(this) }}",
+                    "{{ wag_delete_stale_population_snapshots(this) }}"],
           post_hook="{{ wag_insert_population_month_snapshots(this, ref('int_edge_paired_values')) }}") }}
 with dataset_last_day as (
     select dataset, max(day) as last_day
