@@ -42,34 +42,40 @@ def _tables(db: Path) -> dict[str, pd.DataFrame]:
         con.close()
 
 
-@pytest.fixture(scope="module")
-def builds(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("incremental")
+def _build_change_rebuild(tmp: Path, pop: pd.DataFrame, change) -> dict:
+    """Build ``pop`` (a wide source) into tmp/wag.duckdb, write ``change(pop)`` over the same file, build
+    again (incremental) and build the changed file from scratch into tmp/full.duckdb (--full-refresh).
+    Returns the three BuildResults and tmp."""
     csv = tmp / "pop.csv"
-    pop = generate(12, 75, seed=11)
     pop.to_csv(csv, index=False)
     sources = [{"dataset": "sim", "path": str(csv)}]
     empty = tmp / "no_native"
     empty.mkdir()
-    first = run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb")
-    assert first.success, first.failures
+    out = {"tmp": tmp, "first": run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb")}
+    change(pop).to_csv(csv, index=False)
+    out["incremental"] = run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb")
+    out["full"] = run_build(empty, wide_sources=sources, database=tmp / "full.duckdb", full_refresh=True)
+    for step in ("first", "incremental", "full"):
+        assert out[step].success, (step, out[step].failures)
+    return out
 
-    # new rows: one more day for three subjects, and a changed value in the first month of a fourth
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    pop = generate(12, 75, seed=11)
     subjects = sorted(pop["participant_id"].unique())
-    last = pd.to_datetime(pop["date"]).max()
-    new_day = pop[pop["participant_id"].isin(subjects[:3]) & (pd.to_datetime(pop["date"]) == last)].copy()
-    new_day["date"] = (last + pd.Timedelta(days=1)).strftime("%Y-%m-%d")
-    changed = pd.concat([pop, new_day], ignore_index=True)
-    row = changed.index[(changed["participant_id"] == subjects[5])][3]
-    changed.loc[row, "Steps taken"] = 12345
-    changed.to_csv(csv, index=False)
 
-    incremental = run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb")
-    assert incremental.success, incremental.failures
-    full = run_build(empty, wide_sources=sources, database=tmp / "full.duckdb", full_refresh=True)
-    assert full.success, full.failures
-    return {"first": first, "incremental": incremental, "full": full, "tmp": tmp, "subjects": subjects,
-            "changed_day": pd.to_datetime(changed.loc[row, "date"]).date()}
+    def change(pop):
+        # new rows: one more day for three subjects, and a changed value in the first month of a fourth
+        last = pd.to_datetime(pop["date"]).max()
+        new_day = pop[pop["participant_id"].isin(subjects[:3]) & (pd.to_datetime(pop["date"]) == last)].copy()
+        new_day["date"] = (last + pd.Timedelta(days=1)).strftime("%Y-%m-%d")
+        changed = pd.concat([pop, new_day], ignore_index=True)
+        row = changed.index[(changed["participant_id"] == subjects[5])][3]
+        changed.loc[row, "Steps taken"] = 12345
+        return changed
+
+    return _build_change_rebuild(tmp_path_factory.mktemp("incremental"), pop, change)
 
 
 def test_first_build_is_full_and_the_next_is_incremental(builds):
@@ -110,23 +116,14 @@ def test_changed_settings_force_a_full_build(builds, monkeypatch):
 def appended(tmp_path_factory):
     """8 subjects x 59 days (2021-01-01 .. 2021-02-28, a month-end), then one more day (1 March) for
     two subjects: the old full-history snapshot is the new 28 February month-end snapshot."""
-    tmp = tmp_path_factory.mktemp("appended")
-    csv = tmp / "pop.csv"
-    pop = generate(8, 59, seed=5)
-    pop.to_csv(csv, index=False)
-    sources = [{"dataset": "sim", "path": str(csv)}]
-    empty = tmp / "no_native"
-    empty.mkdir()
-    assert run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb").success
-    last = pop[pop["date"] == pop["date"].max()]
-    new = last[last["participant_id"].isin(sorted(last["participant_id"].unique())[:2])].copy()
-    new["date"] = "2021-03-01"
-    pd.concat([pop, new], ignore_index=True).to_csv(csv, index=False)
-    inc = run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb")
-    assert inc.success, inc.failures
-    full = run_build(empty, wide_sources=sources, database=tmp / "full.duckdb", full_refresh=True)
-    assert full.success, full.failures
-    return tmp, inc
+    def change(pop):
+        last = pop[pop["date"] == pop["date"].max()]
+        new = last[last["participant_id"].isin(sorted(last["participant_id"].unique())[:2])].copy()
+        new["date"] = "2021-03-01"
+        return pd.concat([pop, new], ignore_index=True)
+
+    out = _build_change_rebuild(tmp_path_factory.mktemp("appended"), generate(8, 59, seed=5), change)
+    return out["tmp"], out["incremental"]
 
 
 def test_appended_month_reuses_the_old_full_history_snapshot(appended):
