@@ -109,3 +109,15 @@
     select 1
   {%- endif -%}
 {%- endmacro %}
+
+
+{% macro wag_forget_build_settings() -%}
+  {#- on-run-end hook: drop wag_build_settings (the settings hash `wag build` stores after its own
+      successful run). A dbt run by hand may use other vars, so after it the next `wag build` cannot
+      trust the stored hash and builds from scratch; `wag build` writes the table again after dbt. -#}
+  {%- if not execute or target.type == 'spark' -%}
+    {{ return('select 1') }}
+  {%- endif -%}
+  {{ return('drop table if exists ' ~ api.Relation.create(database=target.database, schema=target.schema,
+                                                          identifier='wag_build_settings')) }}
+{%- endmacro %}

@@ -137,3 +137,20 @@ def test_appended_month_reuses_the_old_full_history_snapshot(appended):
     days = sorted({(str(d)[:10], bool(f)) for d, f in zip(snaps["snapshot_day"], snaps["is_full_history"])})
     # January and February month-ends (the February one reused in the incremental build), 1 March full
     assert days == [("2021-01-31", False), ("2021-02-28", False), ("2021-03-01", True)]
+
+
+def test_a_hand_run_dbt_build_makes_the_next_wag_build_full(appended):
+    """A `dbt build` run by hand may use other vars than `wag build` stored a hash of: its on-run-end
+    hook drops that hash, so the next `wag build` starts from an empty file."""
+    import json
+
+    from conftest import run_dbt
+    from wag_cli.build import _stored_settings
+
+    tmp, _ = appended
+    db = tmp / "wag.duckdb"
+    assert _stored_settings(db) is not None
+    wide = json.dumps({"wide_sources": [{"dataset": "sim", "path": str(tmp / "pop.csv")}], "min_samples": 12})
+    res = run_dbt(["run"], db=db, data_dir=tmp / "no_native", target=tmp / "target", extra_vars=wide)
+    assert res.success
+    assert _stored_settings(db) is None
