@@ -8,7 +8,7 @@
 -#}
 , snapshot_rho as (
     {{ spearman(snapshot_pairs, ['dataset', 'snapshot_day', 'edge_key'],
-                'value_a', 'value_b', 0, subject_col='subject_key', min_subjects=0) }}
+                'value_a', 'value_b', 0, subject_col='subject_key', min_subjects=0, ranks='value_counts') }}
 ),
 
 snapshot_checked as (
