@@ -15,8 +15,9 @@
                 'value_counts'  from the count of each distinct value per group: a running sum over
                                 the distinct values (count of values <= v) minus (count of v - 1) / 2,
                                 joined back to the rows; for large pooled groups with many tied values
-                                (integer steps, minutes, scores) it sorts ~100x fewer rows
-                                (correlations_population_snapshots: 2x faster at 500 subjects, issue 10)
+                                (integer steps, minutes, scores) it sorts ~80x fewer rows
+                                (correlations_population_snapshots 84.5 -> 58.1 s at 500 subjects,
+                                bench/RESULTS.md, issue 10); with all values distinct it is slower
 
   Ties get average ranks (the mean of the tied positions, as scipy.stats.spearmanr):
       rank_avg = (a + b) / 2 for a tie group at positions a..b
