@@ -1,14 +1,43 @@
-{% macro wag_population_snapshot_select(snapshot_pairs, is_full_history) -%}
+{% macro wag_pooled_rank_method(paired, datasets=none) -%}
+{#-
+  How correlations_population_snapshots ranks the pooled pairs of `paired` (int_edge_paired_values),
+  restricted to the SQL list `datasets` (e.g. "select dataset from ..."; none = every dataset):
+  'value_counts' (spearman() ranks from per-value counts) when the distinct (edge, value) groups of
+  both series are at most 10 % of the rows (tied wearable values: integer steps, minutes, scores;
+  1.5x faster on the 500-subject population, 1 % distinct), otherwise 'window' (all-distinct values:
+  value counts were 3.5x slower there). HyperLogLog estimates (approx_count_distinct), one scan.
+  Before execution (parsing), 'window'. var pooled_ranks ('auto', 'window', 'value_counts') other than
+  'auto' forces a method (unit tests, benchmarks).
+-#}
+  {%- set forced = var('pooled_ranks', 'auto') -%}
+  {%- if forced not in ('auto', 'window', 'value_counts') -%}
+    {{ exceptions.raise_compiler_error("var pooled_ranks must be 'auto', 'window' or 'value_counts', got '" ~ forced ~ "'") }}
+  {%- endif -%}
+  {%- if forced != 'auto' -%}{{ return(forced) }}{%- endif -%}
+  {%- if not execute -%}{{ return('window') }}{%- endif -%}
+  {%- set where = 'true' if datasets is none else 'dataset in (' ~ datasets ~ ')' -%}
+  {%- set row = run_query(
+      "select count(*), approx_count_distinct(" ~ wag_group_key(['edge_key', 'value_a']) ~ ")"
+      ~ " + approx_count_distinct(" ~ wag_group_key(['edge_key', 'value_b']) ~ ")"
+      ~ " from " ~ paired ~ " where " ~ where).rows[0] -%}
+  {%- set n_rows = row[0] | int -%}
+  {%- set n_groups = (row[1] or 0) | int -%}
+  {{ return('value_counts' if n_rows > 0 and n_groups <= 0.1 * 2 * n_rows else 'window') }}
+{%- endmacro %}
+
+
+{% macro wag_population_snapshot_select(snapshot_pairs, is_full_history, ranks='window') -%}
 {#-
   The rows of correlations_population_snapshots (DESIGN.md §5, §6 "As of") from a relation of pooled
   pairs `snapshot_pairs` (snapshot_day, dataset, subject_key, edge_key, value_a, value_b: every
   paired subject-day <= snapshot_day; the keys of int_edge_paired_values, edge names from
   int_edge_keys): pooled Spearman without thresholds (rho_unchecked, variance_reason), then the dbt
-  vars' validity rule. is_full_history: SQL boolean for the rows.
+  vars' validity rule. is_full_history: SQL boolean for the rows. ranks: spearman()'s rank method
+  (wag_pooled_rank_method).
 -#}
 , snapshot_rho as (
     {{ spearman(snapshot_pairs, ['dataset', 'snapshot_day', 'edge_key'],
-                'value_a', 'value_b', 0, subject_col='subject_key', min_subjects=0, ranks='value_counts') }}
+                'value_a', 'value_b', 0, subject_col='subject_key', min_subjects=0, ranks=ranks) }}
 ),
 
 snapshot_checked as (
@@ -63,7 +92,11 @@ from snapshot_checked
         ~ " and not exists (select 1 from " ~ relation ~ " as s where s.dataset = p.dataset"
         ~ " and s.snapshot_day = last_day(p.day) and not s.is_full_history)"
         ~ " group by 1, 2 order by 1, 2") -%}
+    {%- set ranks = {} -%}
     {%- for row in months.rows -%}
+      {%- if row[0] not in ranks -%}
+        {%- do ranks.update({row[0]: wag_pooled_rank_method(paired, "'" ~ row[0] | replace("'", "''") ~ "'")}) -%}
+      {%- endif -%}
       {%- set pairs_sql -%}
         (select cast('{{ row[1] }}' as date) as snapshot_day, p.dataset, p.subject_key, p.edge_key,
                 p.value_a, p.value_b
@@ -73,10 +106,10 @@ from snapshot_checked
       {%- set insert_sql -%}
         insert into {{ relation }}
         with snapshot_pairs as {{ pairs_sql }}
-        {{ wag_population_snapshot_select('snapshot_pairs', 'false') }}
+        {{ wag_population_snapshot_select('snapshot_pairs', 'false', ranks[row[0]]) }}
       {%- endset -%}
       {%- do run_query(insert_sql) -%}
-      {{ log("correlations_population_snapshots: " ~ row[0] ~ " snapshot " ~ row[1] ~ " (" ~ loop.index ~ " of " ~ months.rows | length ~ ")", info=true) }}
+      {{ log("correlations_population_snapshots: " ~ row[0] ~ " snapshot " ~ row[1] ~ " (" ~ loop.index ~ " of " ~ months.rows | length ~ ", ranks by " ~ ranks[row[0]] ~ ")", info=true) }}
     {%- endfor -%}
   {%- endif -%}
   {{ return('select 1') }}

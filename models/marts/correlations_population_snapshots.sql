@@ -31,4 +31,6 @@ snapshot_pairs as (
     inner join dataset_last_day as d on d.dataset = p.dataset
 )
 
-{{ wag_population_snapshot_select('snapshot_pairs', 'true') }}
+{{ wag_population_snapshot_select('snapshot_pairs', 'true',
+      wag_pooled_rank_method(ref('int_edge_paired_values'),
+                             "select dataset from " ~ ref('int_changed_subjects') if is_incremental() else none)) }}
