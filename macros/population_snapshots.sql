@@ -105,7 +105,7 @@ from snapshot_checked
       {%- endset -%}
       {%- set insert_sql -%}
         insert into {{ relation }}
-        with snapshot_pairs as {{ pairs_sql }}
+        with snapshot_pairs as {{ wag_not_materialized() }} {{ pairs_sql }}
         {{ wag_population_snapshot_select('snapshot_pairs', 'false', ranks[row[0]]) }}
       {%- endset -%}
       {%- do run_query(insert_sql) -%}

@@ -70,3 +70,25 @@ select * from checks where problem is not null
 union all
 select * from duplicates
 {% endtest %}
+
+
+{% macro get_where_subquery(relation) -%}
+{#-
+  dbt's hook for a data test's `where` config (overrides dbt's own, same behaviour otherwise).
+  where: __changed_subjects__ restricts the test to the subjects recomputed by this run
+  (int_changed_subjects: every subject in a full build, the changed ones in an incremental one,
+  issue 10), for tests of a subject-level table whose rows depend only on their subject's data: the
+  other subjects' rows were kept from the last complete build, which tested them with the same
+  project files. daily_abnormality's key test: 5.4 s of a 54 s incremental build at 500 subjects.
+-#}
+  {%- set where = config.get('where') -%}
+  {%- if where == '__changed_subjects__' -%}
+    {%- set changed = api.Relation.create(database=target.database, schema=target.schema,
+                                          identifier='int_changed_subjects') -%}
+    {%- do return("(select * from " ~ relation ~ " where subject_id in (select subject_id from " ~ changed ~ ")) as dbt_subquery") -%}
+  {%- elif where -%}
+    {%- do return("(select * from " ~ relation ~ " where " ~ where ~ ") as dbt_subquery") -%}
+  {%- else -%}
+    {%- do return(relation) -%}
+  {%- endif -%}
+{%- endmacro %}

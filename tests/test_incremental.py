@@ -51,9 +51,12 @@ def _build_change_rebuild(tmp: Path, pop: pd.DataFrame, change) -> dict:
     sources = [{"dataset": "sim", "path": str(csv)}]
     empty = tmp / "no_native"
     empty.mkdir()
-    out = {"tmp": tmp, "first": run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb")}
+    out = {"tmp": tmp, "nodes": {"first": [], "incremental": []}}
+    out["first"] = run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb",
+                             on_node=lambda name, status: out["nodes"]["first"].append(name))
     change(pop).to_csv(csv, index=False)
-    out["incremental"] = run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb")
+    out["incremental"] = run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb",
+                                   on_node=lambda name, status: out["nodes"]["incremental"].append(name))
     out["full"] = run_build(empty, wide_sources=sources, database=tmp / "full.duckdb", full_refresh=True)
     for step in ("first", "incremental", "full"):
         assert out[step].success, (step, out[step].failures)
@@ -85,6 +88,30 @@ def test_first_build_is_full_and_the_next_is_incremental(builds):
     # three subjects with a new day and one with a changed value; 12 in all
     assert (r["changed_subjects"], r["subjects"], r["changed_datasets"]) == (4, 12, ["sim"])
     assert builds["full"].refresh["mode"] == "full"
+
+
+def test_incremental_build_skips_seeds_and_unit_tests(builds):
+    """The seeds (in the settings hash, kept in the copied warehouse) and the unit tests (fixture data
+    only) ran in the first build and are not run again; the models and data tests are."""
+    first, inc = set(builds["nodes"]["first"]), set(builds["nodes"]["incremental"])
+    for name in ("metric_catalog", "prior_edges", "spearman_average_ranks_for_ties"):
+        assert name in first and name not in inc, name
+    assert {"metric_values", "correlations_individual", "edge_weights"} <= inc
+    assert any(n.startswith("unique_combination_daily_abnormality") for n in inc)
+
+
+def test_settings_hash_covers_engine_versions(monkeypatch, tmp_path):
+    """Another DuckDB (or dbt) version may compute other bits or other plans: the stored build's
+    tables, seeds and unit-test results do not carry over, so the hash differs."""
+    import importlib.metadata
+
+    from wag_cli.build import settings_hash
+    from wag_cli.paths import project_dir
+
+    before = settings_hash(project_dir(), {"data_dir": str(tmp_path)})
+    real = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda pkg: "0.0.0" if pkg == "duckdb" else real(pkg))
+    assert settings_hash(project_dir(), {"data_dir": str(tmp_path)}) != before
 
 
 def test_incremental_tables_equal_a_full_rebuild(builds):

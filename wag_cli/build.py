@@ -17,7 +17,8 @@ Incremental builds (issue 10 item 4): when the warehouse holds the state of a co
 made with the same settings (table ``wag_build_settings``: a hash of the dbt vars and of every project
 file, models, macros, seeds and dbt_project.yml), the staging file starts as a copy of the warehouse,
 so dbt's incremental models recompute only the subjects whose rows changed
-(``int_changed_subjects``, macros/incremental.sql) and keep the others; otherwise, or with
+(``int_changed_subjects``, macros/incremental.sql) and keep the others, and the seeds and unit tests
+are not run again (:data:`INCREMENTAL_EXCLUDE`); otherwise, or with
 ``full_refresh``, the staging file starts empty and everything is built. Either way the swap is the
 same atomic ``os.replace``.
 """
@@ -51,16 +52,24 @@ class BuildResult:
 
 
 SETTINGS_TABLE = "wag_build_settings"
+# Skipped by an incremental build: the seeds (their files are in the settings hash, so the copied
+# warehouse holds them as loaded) with their data tests, and the unit tests (fixture data only: same
+# project files and engine versions, same result as in the stored build, which passed them all).
+INCREMENTAL_EXCLUDE = ("resource_type:seed", "test_type:unit")
 PROJECT_FILE_GLOBS = ("dbt_project.yml", "profiles.yml", "models/**/*", "macros/**/*", "seeds/**/*")
 
 
 def settings_hash(project: Path, dbt_vars: dict) -> str:
-    """SHA-256 (hex) of the dbt vars (JSON, sorted keys) and of every project file that shapes the
-    tables (:data:`PROJECT_FILE_GLOBS`, by relative path and content): equal hashes mean an incremental
-    build computes what a full one would."""
+    """SHA-256 (hex) of the dbt vars (JSON, sorted keys), of the dbt-core, dbt-duckdb and DuckDB
+    versions and of every project file that shapes the tables (:data:`PROJECT_FILE_GLOBS`, by relative
+    path and content): equal hashes mean an incremental build computes what a full one would, and that
+    the seeds and unit tests it skips (:data:`INCREMENTAL_EXCLUDE`) are those the stored build loaded
+    and passed."""
     import hashlib
+    from importlib.metadata import version
 
-    h = hashlib.sha256(json.dumps(dbt_vars, sort_keys=True).encode())
+    engine = {pkg: version(pkg) for pkg in ("dbt-core", "dbt-duckdb", "duckdb")}
+    h = hashlib.sha256(json.dumps({"vars": dbt_vars, "engine": engine}, sort_keys=True).encode())
     files = sorted({p for g in PROJECT_FILE_GLOBS for p in project.glob(g) if p.is_file()})
     for f in files:
         h.update(str(f.relative_to(project)).encode() + b"\0" + f.read_bytes() + b"\0")
@@ -177,7 +186,8 @@ def run_build(
             incremental = not full_refresh and _stored_settings(database) == digest
             if incremental:
                 shutil.copyfile(database, built)   # the tables the incremental models keep
-            out = _invoke_dbt(project, built, data_dir, dbt_vars, on_node)
+            out = _invoke_dbt(project, built, data_dir, dbt_vars, on_node,
+                              exclude=INCREMENTAL_EXCLUDE if incremental else ())
             if out.success:
                 _store_settings(built, digest)
                 out.refresh = refresh_report(built, incremental)
@@ -217,8 +227,9 @@ def invoke_dbt_in_process(args: list[str], env: dict[str, str], project: Path, c
 
 
 def _invoke_dbt(project: Path, database: Path, data_dir: Path, dbt_vars: dict,
-                on_node: Callable[[str, str], None] | None) -> BuildResult:
-    """``dbt build`` into ``database`` (WAG_DB points there for the run); the result, not raised."""
+                on_node: Callable[[str, str], None] | None, exclude: tuple[str, ...] = ()) -> BuildResult:
+    """``dbt build`` into ``database`` (WAG_DB points there for the run), without the nodes selected
+    by ``exclude`` (dbt selectors); the result, not raised."""
 
     def callback(event) -> None:
         if on_node is None or event.info.name != "NodeFinished":
@@ -233,6 +244,7 @@ def _invoke_dbt(project: Path, database: Path, data_dir: Path, dbt_vars: dict,
         "--vars", json.dumps(dbt_vars),
         "--quiet",
         "--no-use-colors",
+        *(["--exclude", *exclude] if exclude else []),
     ]
     env = {"WAG_DB": str(database), "WAG_DATA_DIR": str(Path(data_dir).resolve()),
            "DO_NOT_TRACK": os.environ.get("DO_NOT_TRACK", "1")}

@@ -4,7 +4,7 @@
 -- Incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects.
 {{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
           pre_hook="{{ wag_delete_changed_subjects(this) }}") }}
-with paired as (
+with paired as {{ wag_not_materialized() }} (
     select * from {{ ref('int_edge_paired_values') }}
     where {{ wag_changed_subject_filter('subject_key', 'subject_key') }}
 ),

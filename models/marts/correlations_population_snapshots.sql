@@ -7,6 +7,9 @@
 -- at 500 subjects x 365 days). A query with reference day t reads the last snapshot <= t (the
 -- approximation §6 allows, stated in its output as pop_as_of_day), so retrieval never pools days
 -- after t and never re-ranks the population per query.
+-- Ranks: by per-value counts when a dataset's values tie a lot (integer steps, minutes, scores at
+-- population scale), else by window sorts (wag_pooled_rank_method; the same values either way); the
+-- pooled rows are scanned from the table by each reference, not copied (wag_not_materialized).
 -- Validity: rho_unchecked is rho whenever both ranked series vary (NULL only with variance_reason);
 -- the dbt vars' thresholds (min_samples, min_pop_subjects) give spearman_rho / null_reason here, and a
 -- query with other thresholds applies them to n and n_subjects (macro spearman_checked_reason).
@@ -25,7 +28,7 @@ with dataset_last_day as (
     group by dataset
 ),
 
-snapshot_pairs as (
+snapshot_pairs as {{ wag_not_materialized() }} (
     select d.last_day as snapshot_day, p.dataset, p.subject_key, p.edge_key, p.value_a, p.value_b
     from {{ ref('int_edge_paired_values') }} as p
     inner join dataset_last_day as d on d.dataset = p.dataset
