@@ -62,7 +62,7 @@ def test_failed_build_keeps_every_table(small):
         assert res.exit_code == 1
         assert "sleep.json" in res.output and "previous successful build are unchanged" in res.output
         assert _table_counts(db) == before
-        assert not list(db.parent.glob(".*.build-*")), "the staging folder is removed"
+        assert not list(db.parent.glob(".*.build*")), "the staging folder is removed"
     finally:
         sleep.write_bytes(original)
 
@@ -72,7 +72,7 @@ def test_killed_build_keeps_the_old_file(small):
     mtime = db.stat().st_mtime_ns
     proc = subprocess.Popen([sys.executable, "-c", "from wag_cli.cli import app; app(['build'])"],
                             env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    staging = db.parent / f".{db.name}.build-{proc.pid}" / db.name
+    staging = db.parent / f".{db.name}.build" / db.name
     deadline = time.monotonic() + 120
     while not staging.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)
@@ -91,6 +91,29 @@ def test_killed_build_keeps_the_old_file(small):
     after = _table_counts(db)
     assert after.pop("int_changed_subjects") == 0 and before["int_changed_subjects"] == 1
     assert after == {k: v for k, v in before.items() if k != "int_changed_subjects"}
+
+
+def test_a_second_build_while_one_runs_is_refused(small):
+    """The staging folder names its build's PID; while that process runs, another build of the same
+    warehouse stops with that PID and the way out, and touches nothing."""
+    tmp, data, db, env, before = small
+    mtime = db.stat().st_mtime_ns
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    folder = db.parent / f".{db.name}.build"
+    try:
+        folder.mkdir()
+        (folder / "owner.pid").write_text(str(holder.pid))
+        res = CliRunner().invoke(app, ["build"], env=env)
+        assert res.exit_code != 0
+        assert f"another wag build (PID {holder.pid})" in res.output and "retry" in res.output
+        assert folder.is_dir() and db.stat().st_mtime_ns == mtime
+    finally:
+        holder.kill()
+        holder.wait(30)
+    # once that process is gone its folder is stale: the next build removes it and runs
+    res = CliRunner().invoke(app, ["build"], env=env)
+    assert res.exit_code == 0, res.output
+    assert not folder.exists()
 
 
 @pytest.mark.parametrize("layout, needle", [

@@ -5,11 +5,14 @@ data folder passed as absolute paths, so the command works from any working dire
 reported per finished node through dbt's event callbacks.
 
 Atomic builds (issue 9 item 2): dbt builds into a fresh DuckDB file with the warehouse's own file
-name inside a hidden folder beside it (``.<name>.build-<pid>/<name>``; the same name keeps the
-catalog name that views and macros refer to). Only when every model, data test and unit test passed
-is that file moved over the warehouse with :func:`os.replace` (atomic on one file system); otherwise
-it is deleted. A failed, interrupted or killed build therefore leaves the previous warehouse file
-untouched (a killed one may leave its hidden folder, removed by the next build). The reply cache and
+name inside a hidden folder beside it (``.<name>.build/<name>``; the same name keeps the catalog
+name that views and macros refer to). Only when every model, data test and unit test passed is that
+file moved over the warehouse with :func:`os.replace` (atomic on one file system); otherwise it is
+deleted. A failed, interrupted or killed build therefore leaves the previous warehouse file untouched
+(a killed one may leave its hidden folder, removed by the next build). The folder's name does not
+change between builds, so dbt sees the same profile (the DuckDB path) and re-parses only changed
+project files (a full parse of the project is ~5 s); ``owner.pid`` in it names the build that holds
+it, and a second build of the same warehouse while that process runs is refused. The reply cache and
 the eval store (``<stem>_llm_cache.duckdb``, ``<stem>_eval.duckdb``) are separate files and are not
 touched. A build refuses to start while another process holds the warehouse, naming its PID.
 
@@ -167,10 +170,7 @@ def run_build(
     check_data_dir(Path(data_dir), wide_sources)
     dbt_vars = _dbt_vars(data_dir, wide_sources)
     check_not_locked(database)
-    _remove_stale_staging(database)
-    staging_dir = database.parent / f".{database.name}.build-{os.getpid()}"
-    shutil.rmtree(staging_dir, ignore_errors=True)
-    staging_dir.mkdir(parents=True)
+    staging_dir = _claim_staging(database)
     try:
         if engine == "spark":
             # issue 12: dbt build --target spark, then the DuckDB warehouse file read from Spark's Parquet
@@ -303,12 +303,33 @@ def check_not_locked(database: Path) -> None:
     con.close()
 
 
-def _remove_stale_staging(database: Path) -> None:
-    """Delete ``.<name>.build-<pid>`` folders of builds whose process no longer runs (killed builds)."""
-    for folder in database.parent.glob(f".{database.name}.build-*"):
-        pid = folder.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and not _pid_alive(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
+def staging_dir_for(database: Path) -> Path:
+    """The hidden folder a build of ``database`` writes into: ``.<name>.build`` beside it."""
+    return database.parent / f".{database.name}.build"
+
+
+def _claim_staging(database: Path) -> Path:
+    """Create the staging folder of ``database`` with ``owner.pid`` naming this process, after removing
+    a folder left by a build whose process no longer runs (killed). Raises :class:`DatabaseError`
+    naming the PID when a running build holds it."""
+    from .errors import DatabaseError
+
+    folder = staging_dir_for(database)
+    owner = folder / "owner.pid"
+    if folder.exists():
+        text = owner.read_text().strip() if owner.is_file() else ""
+        if text.isdigit() and int(text) != os.getpid() and _pid_alive(int(text)):
+            raise DatabaseError(f"cannot build: another wag build (PID {text}) is building {database} in "
+                                f"{folder}; wait for it to finish or stop it, then retry")
+        shutil.rmtree(folder, ignore_errors=True)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir()
+    except FileExistsError:   # another build claimed it between the check and now
+        raise DatabaseError(f"cannot build: another wag build started building {database} just now; "
+                            "retry when it has finished") from None
+    owner.write_text(str(os.getpid()))
+    return folder
 
 
 def _pid_alive(pid: int) -> bool:
