@@ -17,7 +17,8 @@
                                 joined back to the rows; for large pooled groups with many tied values
                                 (integer steps, minutes, scores) it sorts ~80x fewer rows
                                 (correlations_population_snapshots 84.5 -> 58.1 s at 500 subjects,
-                                bench/RESULTS.md, issue 10); with all values distinct it is slower
+                                bench/RESULTS.md, issue 10); with all values distinct it is 3.5x
+                                slower (46 vs 13 s): wag_pooled_rank_method chooses
 
   Ties get average ranks (the mean of the tied positions, as scipy.stats.spearmanr):
       rank_avg = (a + b) / 2 for a tie group at positions a..b
