@@ -74,7 +74,8 @@ select * from duplicates
 
 {% macro get_where_subquery(relation) -%}
 {#-
-  dbt's hook for a data test's `where` config (overrides dbt's own, same behaviour otherwise).
+  dbt's hook for a data test's `where` config (overrides dbt's own; any other `where` goes to dbt's
+  implementation for the adapter).
   where: __changed_subjects__ restricts the test to the subjects recomputed by this run
   (int_changed_subjects: every subject in a full build, the changed ones in an incremental one,
   issue 10), for tests of a subject-level table whose rows depend only on their subject's data: the
@@ -90,9 +91,7 @@ select * from duplicates
     {%- set changed = api.Relation.create(database=target.database, schema=target.schema,
                                           identifier='int_changed_subjects') -%}
     {%- do return("(select * from " ~ relation ~ " where subject_id in (select subject_id from " ~ changed ~ ")) as dbt_subquery") -%}
-  {%- elif where -%}
-    {%- do return("(select * from " ~ relation ~ " where " ~ where ~ ") as dbt_subquery") -%}
   {%- else -%}
-    {%- do return(relation) -%}
+    {%- do return(adapter.dispatch('get_where_subquery', 'dbt')(relation)) -%}
   {%- endif -%}
 {%- endmacro %}
