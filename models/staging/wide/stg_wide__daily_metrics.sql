@@ -89,7 +89,7 @@ typed as (
     where nullif(trim(c.raw_value), '') is not null
 ),
 
-valued as (
+valued as {{ wag_not_materialized() }} (
     select
         dataset, subject_id, day, raw_field, metric_id,
         case
@@ -105,14 +105,13 @@ valued as (
     where num is null or isfinite(num)
 )
 
-select
-    dataset,
-    subject_id,
-    day,
-    raw_field,
-    any_value(metric_id) as metric_id,
-    avg(value) as value,
-    {{ wag_string_agg('value_text', "'; '", 'value_text', distinct=true) }} as value_text
-from valued
-group by dataset, subject_id, day, raw_field
+-- one row per (dataset, subject_id, day, raw_field): only duplicated participant-days are grouped
+-- (wag_collapse_duplicates; at 2,000 subjects grouping all 16.5 M cells made this model 20.6 s instead
+-- of 11.0 s standalone, issue 10)
+select * from (
+{{ wag_collapse_duplicates('valued', ['dataset', 'subject_id', 'day', 'raw_field'], [
+    ['metric_id', 'metric_id', 'any_value(metric_id)'],
+    ['value', 'value', 'avg(value)'],
+    ['value_text', 'value_text', wag_string_agg('value_text', "'; '", 'value_text', distinct=true)]]) }}
+) as collapsed
 {%- endif %}
