@@ -44,40 +44,9 @@ binned as (
     where v.value is not null and {{ wag_changed_subject_filter('v.subject_id') }}
 ),
 
-joint as (
-    -- joint bin counts of every metric pair on its paired days, aggregated straight from the day join
-    select
-        a.subject_key,
-        a.metric_key as metric_x,
-        b.metric_key as metric_y,
-        a.bin        as bin_x,
-        b.bin        as bin_y,
-        count(*)     as n_xy
-    from binned as a
-    inner join binned as b
-        on b.subject_key = a.subject_key and b.day = a.day and a.metric_key < b.metric_key
-    group by all
-),
-
-cells as (
-    -- paired days and the marginals on them are sums over the (at most bins x bins) joint cells
-    select
-        *,
-        sum(n_xy) over (partition by subject_key, metric_x, metric_y)        as n_pair,
-        sum(n_xy) over (partition by subject_key, metric_x, metric_y, bin_x) as n_x,
-        sum(n_xy) over (partition by subject_key, metric_x, metric_y, bin_y) as n_y
-    from joint
-),
-
 pair_mi as (
-    select
-        subject_key,
-        metric_x,
-        metric_y,
-        sum(n_xy / n_pair * ln(n_xy * n_pair / (n_x * n_y))) as mi
-    from cells
-    where n_pair >= {{ var('mi_min_pairs') }}
-    group by subject_key, metric_x, metric_y
+    -- plug-in MI per metric pair on its paired days (macro wag_pair_mutual_information)
+    {{ wag_pair_mutual_information('binned', var('mi_min_pairs')) }}
 ),
 
 mi_by_subject as (
