@@ -22,12 +22,12 @@
     x AND every day of the other metric). At 2,000 subjects x 28 metrics this replaces a join of 189 M
     subject-days and three windows over 17.6 M cells (26.1 s standalone) by AND-ing 25.3 M pairs of
     46-byte bitstrings (11.7 s), equal to 5e-15 relative (bench/RESULTS.md, issue 10). bitstring_agg
-    needs its bounds as constants: the longest subject history in metric_values, read at execution. -#}
+    needs its bounds as constants: the longest subject period T_s stored in subject_metric_stats
+    (first_day .. last_day, which holds every day a time-varying metric has a value), read at execution. -#}
   {%- set max_offset = 0 -%}
   {%- if execute -%}
     {%- set max_offset = run_query(
-        "select coalesce(max(date_diff('day', first_day, last_day)), 0) from (select min(day) as first_day,"
-        ~ " max(day) as last_day from " ~ ref('metric_values') ~ " where value is not null group by dataset, subject_id)"
+        "select coalesce(max(date_diff('day', first_day, last_day)), 0) from " ~ ref('subject_metric_stats')
       ).rows[0][0] | int -%}
   {%- endif %}
 with subject_start as (
