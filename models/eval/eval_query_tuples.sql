@@ -137,7 +137,10 @@ history_zeta as (
         draw,
         ref_day,
         history_day,
-        case window_label
+        -- rounded to 12 decimals as in daily_abnormality: mu and sigma are sums over metric_values in
+        -- its stored order, which an incremental build (changed subjects appended) and a full build lay
+        -- out differently, so the last bits of zeta differ and a zeta on a tertile cut changed level
+        round(case window_label
             {%- for label, k in windows if k is not none %}
             when '{{ label }}' then avg(z) over (
                 partition by draw order by history_day
@@ -146,7 +149,7 @@ history_zeta as (
             else avg(z) over (
                 partition by draw order by history_day
                 rows between unbounded preceding and current row)
-        end as zeta
+        end, 12) as zeta
     from history_z
 ),
 
