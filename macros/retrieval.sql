@@ -39,6 +39,11 @@
   Selection (§8): B = floor(eta kappa); k_p = ceil(B / |V_p|) (0 if B = 0); per primary x, rank C(x)
   minus primary nodes by w_final desc, node id asc; keep the top k_p.
 
+  Global weights: wag_edge_weights_as_of(subject, ref_day, V_p); when ref_day is at or after the
+  subject's last numeric day and the dataset's full-history population snapshot and the weight
+  arguments are the dbt vars' (the default reference day of `wag ask`), the same weights are read from
+  the stored full-history table edge_weights instead (§6: it is that special case), not recomputed.
+
   Tables (edge_weights, metric_values, nodes) are referenced by bare name, so the macros keep working
   when the DuckDB file is renamed or copied. Bare names resolve against the caller's current
   database: call the macros with the warehouse as the current database (open the file itself, or
@@ -384,18 +389,40 @@ settings as (
              else cast(ceil(floor(eta * kappa + 1e-9) / count(*) filter (where known)) as integer) end as k_per_primary
     from primaries
 ),
+full_history as (
+    -- t at or after the subject's last numeric day and the dataset's full-history population snapshot,
+    -- with the dbt vars' thresholds and alphas: the as-of weights are then exactly the stored
+    -- full-history table edge_weights (DESIGN.md §6 "As of": edge_weights is the case t = the subject's
+    -- last day), read instead of recomputed (half the time of a call at the default reference day,
+    -- bench/RESULTS.md ninth session). pop_as_of_day as the as-of macro gives it.
+    select
+        coalesce(
+            ref_day >= (select max(v.day) from metric_values as v where v.subject_id = subject and v.value is not null)
+            and ref_day >= max(p.snapshot_day)
+            and min_samples = {{ var('min_samples') }} and min_pop_subjects = {{ var('min_pop_subjects') }}
+            and gamma_global = {{ var('gamma_global') }} and alpha_prior = {{ var('alpha_prior') }}
+            and alpha_pop = {{ var('alpha_pop') }} and alpha_ind = {{ var('alpha_ind') }},
+            false) as is_full_history,
+        {{ 'ref_day' if var('population_as_of', 'snapshot') == 'exact' else 'max(p.snapshot_day)' }} as pop_as_of_day
+    from correlations_population_snapshots as p
+    where p.is_full_history
+      and p.dataset = (select any_value(v.dataset) from metric_values as v where v.subject_id = subject)
+),
 candidates as (
     -- global weights as of ref_day (§6 "As of"), or the full-history table when as_of := false
     select {{ candidate_columns }}, w.pop_as_of_day
-    from wag_edge_weights_as_of(subject, ref_day, (select list(node_id) from primaries where known),
+    from wag_edge_weights_as_of(subject, ref_day,
+                                (select list(node_id) from primaries where known
+                                   and not (select is_full_history from full_history)),
                                 min_samples := min_samples, min_pop_subjects := min_pop_subjects,
                                 gamma_global := gamma_global, alpha_prior := alpha_prior,
                                 alpha_pop := alpha_pop, alpha_ind := alpha_ind) as w
     where as_of
     union all
-    select {{ candidate_columns }}, cast(null as date) as pop_as_of_day
+    select {{ candidate_columns }},
+           case when as_of then (select pop_as_of_day from full_history) end as pop_as_of_day
     from edge_weights as w
-    where not as_of
+    where (not as_of or (select is_full_history from full_history))
       and w.subject_id = subject
       and w.node_x in (select node_id from primaries where known)
 ),

@@ -225,3 +225,45 @@ def test_retrieved_neighbours_have_varying_data_and_valid_population_evidence(bu
     finally:
         con.close()
     assert n_neighbours >= 50
+
+
+def test_retrieval_at_the_last_day_reads_the_stored_weights_unchanged(built_db):
+    """At or after the subject's last day and the dataset's full-history snapshot, wag_retrieve reads
+    edge_weights instead of recomputing (§6: the full-history table is that case). The weights it
+    ranks must equal wag_edge_weights_as_of at that day (checked against scipy + numpy above), for
+    every subject of the excerpts; with a non-default alpha the per-query computation is used."""
+    con = duckdb.connect(str(built_db), read_only=True)
+    cols = ["w_global", "r_s_signed", "r_pop_signed", "n_s", "n_pop", "n_pop_subjects", "mu_pop", "mu_s",
+            "fallback", "pop_as_of_day"]
+    try:
+        cases = con.sql("""
+            select v.subject_id, greatest(max(v.day), any_value(p.snapshot_day)) as t, min(v.metric_id) as metric
+            from metric_values as v
+            inner join correlations_population_snapshots as p on p.dataset = v.dataset and p.is_full_history
+            where v.value is not null
+            group by v.subject_id""").fetchall()
+        assert len(cases) >= 10
+        n_rows = 0
+        for subject, t, _ in cases:
+            primaries = [r[0] for r in con.execute(
+                "select node_a from edges union select node_b from edges order by 1 limit 3").fetchall()]
+            for kwargs, alpha_pop in (("", None), (", alpha_pop := ?", 3.0)):
+                args = [subject, primaries, t] + ([alpha_pop] if alpha_pop else [])
+                got = con.execute(
+                    f"select primary_node, node_id, {', '.join(cols)} from wag_retrieve(?, ?, ?, 7, 1.0, "
+                    f"include_unselected := true{kwargs}) where role = 'neighbour' order by 1, 2", args).fetchall()
+                args = [subject, t, primaries] + ([alpha_pop] if alpha_pop else [])
+                want = con.execute(
+                    f"select node_x, node_y, {', '.join(cols)} from wag_edge_weights_as_of(?, ?, ?{kwargs}) "
+                    f"where node_y not in (select unnest(?)) order by 1, 2", args + [primaries]).fetchall()
+                assert len(got) == len(want), (subject, t, alpha_pop)
+                for g, w in zip(got, want):
+                    for name, a, b in zip(["x", "y"] + cols, g, w):
+                        if isinstance(a, float) and isinstance(b, float):
+                            assert a == pytest.approx(b, rel=1e-12, abs=1e-12), (subject, name, g, w)
+                        else:
+                            assert a == b, (subject, name, g, w)
+                n_rows += len(got)
+    finally:
+        con.close()
+    assert n_rows >= 100

@@ -42,7 +42,7 @@ def _make_fixture(db):
     # weights above, so they call wag_retrieve with as_of := false
     con.execute("create table edges (node_a varchar, node_b varchar, w_prior double)")
     con.execute("create table correlations_population_snapshots (dataset varchar, snapshot_day date, "
-                "node_a varchar, node_b varchar, n integer, n_subjects integer, rho_unchecked double, "
+                "is_full_history boolean, node_a varchar, node_b varchar, n integer, n_subjects integer, rho_unchecked double, "
                 "variance_reason varchar)")
     con.execute("create table nodes as select unnest(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'z']) as metric_id")
     con.execute("create table metric_values (dataset varchar, subject_id varchar, metric_id varchar, day date, value double, value_text varchar)")
