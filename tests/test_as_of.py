@@ -227,12 +227,14 @@ def test_retrieved_neighbours_have_varying_data_and_valid_population_evidence(bu
     assert n_neighbours >= 50
 
 
-def test_retrieval_at_the_last_day_reads_the_stored_weights_unchanged(built_db):
+@pytest.mark.parametrize("mode", ["snapshot", "exact"])
+def test_retrieval_at_the_last_day_reads_the_stored_weights_unchanged(built_db, exact_db, mode):
     """At or after the subject's last day and the dataset's full-history snapshot, wag_retrieve reads
     edge_weights instead of recomputing (§6: the full-history table is that case). The weights it
     ranks must equal wag_edge_weights_as_of at that day (checked against scipy + numpy above), for
-    every subject of the excerpts; with a non-default alpha the per-query computation is used."""
-    con = duckdb.connect(str(built_db), read_only=True)
+    every subject of the excerpts; with a non-default alpha the per-query computation is used. Both
+    population modes (pop_as_of_day is the snapshot day, or t itself in 'exact' mode)."""
+    con = duckdb.connect(str(built_db if mode == "snapshot" else exact_db), read_only=True)
     cols = ["w_global", "r_s_signed", "r_pop_signed", "n_s", "n_pop", "n_pop_subjects", "mu_pop", "mu_s",
             "fallback", "pop_as_of_day"]
     try:
