@@ -239,16 +239,16 @@ def test_retrieval_at_the_last_day_reads_the_stored_weights_unchanged(built_db, 
             "fallback", "pop_as_of_day"]
     try:
         cases = con.sql("""
-            select v.subject_id, greatest(max(v.day), any_value(p.snapshot_day)) as t, min(v.metric_id) as metric
+            select v.subject_id, greatest(max(v.day), any_value(p.snapshot_day)) as t
             from metric_values as v
             inner join correlations_population_snapshots as p on p.dataset = v.dataset and p.is_full_history
             where v.value is not null
             group by v.subject_id""").fetchall()
         assert len(cases) >= 10
+        primaries = [r[0] for r in con.execute(
+            "select node_a from edges union select node_b from edges order by 1 limit 3").fetchall()]
         n_rows = 0
-        for subject, t, _ in cases:
-            primaries = [r[0] for r in con.execute(
-                "select node_a from edges union select node_b from edges order by 1 limit 3").fetchall()]
+        for subject, t in cases:
             for kwargs, alpha_pop in (("", None), (", alpha_pop := ?", 3.0)):
                 args = [subject, primaries, t] + ([alpha_pop] if alpha_pop else [])
                 got = con.execute(
