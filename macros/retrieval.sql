@@ -393,7 +393,7 @@ full_history as (
     -- t at or after the subject's last numeric day and the dataset's full-history population snapshot,
     -- with the dbt vars' thresholds and alphas: the as-of weights are then exactly the stored
     -- full-history table edge_weights (DESIGN.md §6 "As of": edge_weights is the case t = the subject's
-    -- last day), read instead of recomputed (half the time of a call at the default reference day,
+    -- last day), read instead of recomputed (45-46 instead of 54-57 ms per call at 2,000 subjects,
     -- bench/RESULTS.md ninth session). pop_as_of_day as the as-of macro gives it.
     select
         coalesce(
@@ -409,7 +409,8 @@ full_history as (
       and p.dataset = (select any_value(v.dataset) from metric_values as v where v.subject_id = subject)
 ),
 candidates as (
-    -- global weights as of ref_day (§6 "As of"), or the full-history table when as_of := false
+    -- global weights as of ref_day (§6 "As of"): computed per call, or read from the full-history table
+    -- when full_history holds (the same values) or as_of := false (full-history weights at any t)
     select {{ candidate_columns }}, w.pop_as_of_day
     from wag_edge_weights_as_of(subject, ref_day,
                                 (select list(node_id) from primaries where known
