@@ -39,7 +39,7 @@ def test_path_is_anchored(monkeypatch, env, path):
 
 def test_memory_defaults_and_overrides(monkeypatch):
     out = _render(monkeypatch, {"WAG_DB": "/w.duckdb"})
-    assert out["config_options"]["memory_limit"] == "4GB"
+    assert out["config_options"]["memory_limit"] == "3GB"
     out = _render(monkeypatch, {"WAG_DB": "/w.duckdb", "WAG_MEMORY_LIMIT": "1500MB", "WAG_TEMP_DIR": "/scratch"})
     assert out["config_options"] == {"memory_limit": "1500MB", "temp_directory": "/scratch"}
 
