@@ -8,7 +8,8 @@ For each N it generates (or reuses) the population of bench/popgen.py, then in t
   the child), per-model times from dbt's run_results.json;
 * ``wag_retrieve`` per call on the built warehouse (median of 20 calls over different subjects);
 * the incremental refresh: one new day appended for 10 subjects, then ``wag build`` again (a copy of
-  the warehouse; only those subjects recomputed): wall time and its share of the full build.
+  the warehouse; only those subjects recomputed): wall time and its share of the full build; then
+  ``wag build`` once more with nothing changed (the fixed cost under any refresh).
 
 Usage:
     python bench/scale.py --subjects 100 500 [--days 365] [--workdir /tmp/wag_scale] [--json out.json]
@@ -187,6 +188,9 @@ def main() -> None:
             if args.incremental:
                 append_day(source, 10)
                 inc = build(source, tmp, args.population_as_of, args.dbt_threads)
+                # the same build again with nothing changed: the fixed cost of any wag build (dbt start,
+                # parse, ~400 nodes and their data tests), the floor under every incremental refresh
+                noop = build(source, tmp, args.population_as_of, args.dbt_threads)
             if args.keep:
                 shutil.move(tmp / "wag.duckdb", args.workdir / f"wag_{n}_{args.population_as_of}.duckdb")
         corr_s = sum(b["models"].get(m, 0.0) for m in CORRELATION_MODELS)
@@ -202,7 +206,12 @@ def main() -> None:
                **({"incremental_wall_s": round(inc["wall_s"], 1),
                    "incremental_share_of_full": round(inc["wall_s"] / b["wall_s"], 3),
                    "incremental_refresh": inc["refresh"],
-                   "incremental_models_s": {k: round(v, 1) for k, v in sorted(inc["models"].items(), key=lambda kv: -kv[1])[:8]}}
+                   "incremental_models_s": {k: round(v, 1) for k, v in sorted(inc["models"].items(), key=lambda kv: -kv[1])[:8]},
+                   "unchanged_rebuild_wall_s": round(noop["wall_s"], 1),
+                   "unchanged_rebuild_share_of_full": round(noop["wall_s"] / b["wall_s"], 3),
+                   "unchanged_rebuild_refresh": noop["refresh"],
+                   "unchanged_rebuild_nodes": len(noop["models"]),
+                   "unchanged_rebuild_node_s_sum": round(sum(noop["models"].values()), 1)}
                   if inc else {}),
                "models_s": {k: round(v, 1) for k, v in sorted(b["models"].items(), key=lambda kv: -kv[1])[:15]}}
         out.append(row)

@@ -135,3 +135,25 @@ def test_a_named_weekday_and_the_week_before_last():
     assert (p.resolved_period.start, p.resolved_period.end) == (date(2022, 1, 8), date(2022, 1, 14))
     p = parse_offline("Do I sleep more on Sundays?", t)      # a habit, not one day
     assert p.resolved_period.start != p.resolved_period.end
+
+
+@pytest.mark.parametrize("question, start, end", [
+    # the 7 days ending the day before 2020-01-20
+    ("How did I sleep the week before 2020-01-20?", date(2020, 1, 13), date(2020, 1, 19)),
+    ("Steps in the 3 days before March 5", date(2020, 3, 2), date(2020, 3, 4)),
+    ("Resting heart rate in the two weeks prior to February 10", date(2020, 1, 27), date(2020, 2, 9)),
+    # 30 days ending 2020-02-14: 2020-01-16 .. 2020-02-14 (January has 31 days)
+    ("How was my heart rate the month before 2020-02-15?", date(2020, 1, 16), date(2020, 2, 14)),
+    ("How did I sleep in the week after 2020-01-20?", date(2020, 1, 21), date(2020, 1, 27)),
+    ("Steps the week following March 8", date(2020, 3, 9), AS_OF),                  # cut at as-of (03-11)
+])
+def test_a_span_before_or_after_a_date(question, start, end):
+    """Found by a user review: "the week before 2020-01-20" was read as the 7 days up to as-of."""
+    p = resolve_period(question, AS_OF)
+    assert (p.start, p.end) == (start, end)
+    assert parse_offline(question, AS_OF).reference_day == end
+
+
+def test_a_span_after_the_reference_day_is_an_error():
+    with pytest.raises(ValueError, match="starts after the reference day"):
+        resolve_period("Steps in the week after 2020-03-11", AS_OF)

@@ -10,6 +10,8 @@ window k^q is ``end - start + 1`` days (``start`` None = every day on record up 
 * ``since Monday`` -> the last Monday <= as-of, to as-of; ``since D`` -> [D, as-of];
 * ``on Sunday`` -> the last Sunday <= as-of (``last Sunday``: before as-of), one day;
   ``the week before last`` -> the 7 days ending 7 days before as-of;
+* ``the week before D`` (``3 days prior to D``, ``the month leading up to D``) -> the 7 (3, 30) days
+  ending the day before D; ``the week after D`` (``following``) -> D+1 .. D+7, cut at as-of;
 * ``this month`` -> the 1st of as-of's month to as-of;
 * ``in March``, ``March 2024``, ``during March`` -> that month, ending on its last day or as-of,
   whichever is earlier;
@@ -44,7 +46,7 @@ _YEAR = r"(\d{4})"
 _WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
           "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "couple of": 2}
 _N = r"(\d+|" + "|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True)) + r")"
-_UNIT = {"day": 1, "night": 1, "week": 7, "month": 30}
+_UNIT = {"day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30}
 
 #: One date, in any of the accepted spellings (groups: iso y, m, d | month, day, year | day, month, year).
 _DATE = (rf"(?:(\d{{4}})-(\d{{2}})-(\d{{2}})"
@@ -159,6 +161,18 @@ def resolve_period(question: str, as_of: date) -> Period | None:
         return Period(d, d, m.group(0))
     if re.search(r"\b(the )?week before last\b", q):
         return rolling(as_of - timedelta(days=7), 7, "the week before last")
+    m = re.search(rf"\b(?:{_N} )?(day|night|week|fortnight|month)s? (before|prior to|leading up to|after|following) "
+                  rf"(?:the )?{_DATE}", q)
+    if m:
+        # "the week before D": the 7 days ending the day before D; "the 3 days after D": D+1 .. D+3
+        n = 1 if m[1] is None else int(m[1]) if m[1].isdigit() else _WORDS[m[1]]
+        days = n * _UNIT[m[2]]
+        d = _date_from(m.groups()[3:], as_of)
+        if m[3] in ("after", "following"):
+            if d >= as_of:
+                raise ValueError(f"{m.group(0)!r} starts after the reference day {as_of.isoformat()}")
+            return Period(d + timedelta(days=1), min(d + timedelta(days=days), as_of), m.group(0))
+        return rolling(d - timedelta(days=1), days, m.group(0))
     m = re.search(rf"\bsince (?:the )?{_DATE}", q)
     if m:
         d = _date_from(m.groups(), as_of)
