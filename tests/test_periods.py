@@ -157,3 +157,11 @@ def test_a_span_before_or_after_a_date(question, start, end):
 def test_a_span_after_the_reference_day_is_an_error():
     with pytest.raises(ValueError, match="starts after the reference day"):
         resolve_period("Steps in the week after 2020-03-11", AS_OF)
+
+
+def test_labels_keep_the_capitals_of_month_and_weekday_names():
+    """The answer states the period by its phrase: "(in March)", not the lowercased "(in march)"."""
+    assert resolve_period("How was my sleep in march?", AS_OF).label == "in March"
+    assert resolve_period("Steps on sunday", AS_OF).label == "on Sunday"
+    assert resolve_period("Steps the week before March 5th", AS_OF).label == "week before March 5th"
+    assert resolve_period("How many steps this month?", AS_OF).label == "this month"

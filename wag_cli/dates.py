@@ -54,6 +54,7 @@ _DATE = (rf"(?:(\d{{4}})-(\d{{2}})-(\d{{2}})"
          rf"|{_DAY} (?:of )?{_MONTH}(?:,? {_YEAR})?)")
 _RANGE = re.compile(rf"\b(?:between|from) (?:the )?{_DATE} (?:and|to|until|till|through|thru|-) (?:the )?{_DATE}\b")
 _ALL_ISO = (1, 2, 3, 4, 5, 6, 7)
+_NAMES = re.compile(r"\b(" + "|".join(sorted([*MONTHS, *WEEKDAYS], key=len, reverse=True)) + r")\b")
 WEEKEND = (6, 7)                     # ISO day of week: Saturday, Sunday
 WEEKDAY = (1, 2, 3, 4, 5)
 
@@ -70,6 +71,10 @@ class Period:
     end: date
     label: str = ""
     iso_days: tuple[int, ...] = _ALL_ISO
+
+    def __post_init__(self) -> None:
+        # labels are cut from the lowercased question: month and weekday names get their capital back
+        object.__setattr__(self, "label", _NAMES.sub(lambda m: m[0].capitalize(), self.label))
 
     @property
     def window_days(self) -> int | None:
