@@ -70,6 +70,9 @@ def test_failed_build_keeps_every_table(small):
 def test_killed_build_keeps_the_old_file(small):
     tmp, data, db, env, before = small
     mtime = db.stat().st_mtime_ns
+    wellness = data / "pmdata/p01/pmsys/wellness.csv"      # a new modification time: the build runs dbt
+    st = wellness.stat()
+    os.utime(wellness, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
     proc = subprocess.Popen([sys.executable, "-c", "from wag_cli.cli import app; app(['build'])"],
                             env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     staging = db.parent / f".{db.name}.build" / db.name
@@ -91,6 +94,13 @@ def test_killed_build_keeps_the_old_file(small):
     after = _table_counts(db)
     assert after.pop("int_changed_subjects") == 0 and before["int_changed_subjects"] == 1
     assert after == {k: v for k, v in before.items() if k != "int_changed_subjects"}
+    # once more: no file and no setting changed since that complete build, so it stops before dbt
+    mtime = db.stat().st_mtime_ns
+    res = CliRunner().invoke(app, ["build"], env=env)
+    assert res.exit_code == 0, res.output
+    assert "Up to date: no data file and no setting changed" in res.output
+    assert "dbt build passed" not in res.output
+    assert db.stat().st_mtime_ns == mtime
 
 
 def test_a_second_build_while_one_runs_is_refused(small):

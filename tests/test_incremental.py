@@ -9,6 +9,8 @@ first month (so month-end snapshots from that month on are stale, not only the l
 
 from __future__ import annotations
 
+import os
+
 import sys
 from pathlib import Path
 
@@ -181,6 +183,29 @@ def test_appended_month_reuses_the_old_full_history_snapshot(appended):
     days = sorted({(str(d)[:10], bool(f)) for d, f in zip(snaps["snapshot_day"], snaps["is_full_history"])})
     # January and February month-ends (the February one reused in the incremental build), 1 March full
     assert days == [("2021-01-31", False), ("2021-02-28", False), ("2021-03-01", True)]
+
+
+def test_a_build_with_nothing_changed_stops_before_dbt(appended):
+    """Same settings, same data files as the stored complete build: no dbt run, no node, the warehouse
+    file untouched; a data file with a new modification time (same bytes) runs dbt again, as an
+    incremental build that finds no changed subject."""
+    tmp, _ = appended
+    db, csv = tmp / "wag.duckdb", tmp / "pop.csv"
+    sources = [{"dataset": "sim", "path": str(csv)}]
+    before = db.stat().st_mtime_ns
+    nodes = []
+    out = run_build(tmp / "no_native", wide_sources=sources, database=db,
+                    on_node=lambda name, status: nodes.append(name))
+    assert out.success and out.refresh == {"mode": "unchanged", "subjects": 8}
+    assert nodes == [] and out.n_nodes == 0
+    assert db.stat().st_mtime_ns == before
+    st = csv.stat()
+    os.utime(csv, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    out = run_build(tmp / "no_native", wide_sources=sources, database=db,
+                    on_node=lambda name, status: nodes.append(name))
+    assert out.success, out.failures
+    assert out.refresh["mode"] == "incremental" and out.refresh["changed_subjects"] == 0
+    assert "correlations_individual" in nodes
 
 
 def test_a_hand_run_dbt_build_makes_the_next_wag_build_full(appended):

@@ -23,7 +23,10 @@ so dbt's incremental models recompute only the subjects whose rows changed
 (``int_changed_subjects``, macros/incremental.sql) and keep the others, and the seeds and unit tests
 are not run again (:data:`INCREMENTAL_EXCLUDE`); otherwise, or with
 ``full_refresh``, the staging file starts empty and everything is built. Either way the swap is the
-same atomic ``os.replace``.
+same atomic ``os.replace``. When, besides the settings, no data file changed either (the stored
+:func:`data_fingerprint`), the build stops before dbt and the warehouse is left as it is
+(``refresh["mode"] == "unchanged"``): an unchanged 500-subject warehouse otherwise spent ~19 s
+re-running ~300 nodes to recompute nothing (bench/RESULTS.md, twelfth session).
 """
 
 from __future__ import annotations
@@ -79,25 +82,64 @@ def settings_hash(project: Path, dbt_vars: dict) -> str:
     return h.hexdigest()
 
 
+def data_fingerprint(data_dir: Path, wide_sources: list[dict] | None = None) -> str:
+    """SHA-256 (hex) of what a build reads from disk: the relative path, size and modification time
+    (ns) of every file under ``data_dir`` (hidden files and folders and DuckDB files excepted) and the
+    absolute path, size and modification time of each wide source. Equal fingerprints (with equal
+    :func:`settings_hash`) mean a build would recompute nothing: ``wag build`` then stops before dbt.
+    The check is make's and rsync's: a file rewritten with the same size inside the same nanosecond
+    would go unnoticed (``--full-refresh`` rebuilds regardless)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    root = Path(data_dir).resolve()
+    entries = []
+    if root.is_dir():
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in filenames:
+                if name.startswith(".") or name.endswith((".duckdb", ".duckdb.wal")):
+                    continue
+                path = Path(dirpath) / name
+                st = path.stat()
+                entries.append((str(path.relative_to(root)), st.st_size, st.st_mtime_ns))
+    for src in wide_sources or []:
+        path = Path(src["path"]).resolve()
+        st = path.stat()
+        entries.append((f"wide:{src['dataset']}:{path}", st.st_size, st.st_mtime_ns))
+    for entry in sorted(entries):
+        h.update(json.dumps(entry).encode() + b"\0")
+    return h.hexdigest()
+
+
 def _stored_settings(database: Path) -> str | None:
     """The settings hash stored in ``database`` by its last complete ``wag build``, or None (no file,
     no table, no fingerprints of a complete run, unreadable)."""
+    return _stored_state(database)[0]
+
+
+def _stored_state(database: Path) -> tuple[str | None, str | None]:
+    """``(settings_hash, data_fingerprint)`` stored by the last complete ``wag build`` of ``database``;
+    ``(None, None)`` when there is none (no file, no table, unreadable), the fingerprint None when
+    the build that stored it predates it."""
     import duckdb
 
     if not database.is_file():
-        return None
+        return None, None
     try:
         con = duckdb.connect(str(database), read_only=True)
     except duckdb.Error:
-        return None
+        return None, None
     try:
         tables = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
         if SETTINGS_TABLE not in tables or "wag_build_fingerprints" not in tables:
-            return None
-        row = con.execute(f"select settings_hash from {SETTINGS_TABLE}").fetchone()
-        return row[0] if row else None
+            return None, None
+        cols = {r[0] for r in con.execute(f"describe {SETTINGS_TABLE}").fetchall()}
+        fp = "data_fingerprint" if "data_fingerprint" in cols else "null"
+        row = con.execute(f"select settings_hash, {fp} from {SETTINGS_TABLE}").fetchone()
+        return (row[0], row[1]) if row else (None, None)
     except duckdb.Error:
-        return None
+        return None, None
     finally:
         con.close()
 
@@ -121,12 +163,24 @@ def refresh_report(database: Path, incremental: bool) -> dict:
     return {"mode": "incremental", "subjects": n_subjects, "changed_subjects": changed, "changed_datasets": datasets}
 
 
-def _store_settings(database: Path, digest: str) -> None:
+def _subject_count(database: Path) -> dict:
+    """``{"subjects": n}``: the subjects of ``database``'s int_subject_keys (read-only)."""
+    import duckdb
+
+    con = duckdb.connect(str(database), read_only=True)
+    try:
+        return {"subjects": con.execute("select count(*) from int_subject_keys").fetchone()[0]}
+    finally:
+        con.close()
+
+
+def _store_settings(database: Path, digest: str, fingerprint: str | None = None) -> None:
     import duckdb
 
     con = duckdb.connect(str(database))
     try:
-        con.execute(f"create or replace table {SETTINGS_TABLE} as select ? as settings_hash", [digest])
+        con.execute(f"create or replace table {SETTINGS_TABLE} as "
+                    "select ? as settings_hash, ? as data_fingerprint", [digest, fingerprint])
     finally:
         con.close()
 
@@ -160,7 +214,8 @@ def run_build(
     The build runs into a staging file that replaces ``database`` only when ``dbt build`` (models,
     data tests, unit tests) succeeded; see the module docstring. It is incremental (a copy of the
     warehouse, only changed subjects recomputed) when the warehouse holds a complete build with the
-    same settings and ``full_refresh`` is false; ``BuildResult.refresh`` says which. ``on_node(name, status)`` is called
+    same settings and ``full_refresh`` is false, and skipped (the warehouse untouched, no dbt run) when
+    no data file changed either; ``BuildResult.refresh`` says which (mode full, incremental or unchanged). ``on_node(name, status)`` is called
     as each node finishes. Returns a :class:`BuildResult`. Raises :class:`UsageError` when
     ``data_dir`` holds no dataset folder, :class:`~wag_cli.errors.DatabaseError` when another process
     holds ``database``, :class:`WagError` when dbt itself cannot start (bad project, bad profile).
@@ -183,13 +238,18 @@ def run_build(
         elif engine == "duckdb":
             built = staging_dir / database.name
             digest = settings_hash(project, dbt_vars)
-            incremental = not full_refresh and _stored_settings(database) == digest
+            fingerprint = data_fingerprint(Path(data_dir), wide_sources)
+            stored_digest, stored_fingerprint = _stored_state(database)
+            incremental = not full_refresh and stored_digest == digest
+            if incremental and stored_fingerprint == fingerprint:
+                # same settings, same files as the last complete build: nothing to recompute or test
+                return BuildResult(success=True, refresh={"mode": "unchanged", **_subject_count(database)})
             if incremental:
                 shutil.copyfile(database, built)   # the tables the incremental models keep
             out = _invoke_dbt(project, built, data_dir, dbt_vars, on_node,
                               exclude=INCREMENTAL_EXCLUDE if incremental else ())
             if out.success:
-                _store_settings(built, digest)
+                _store_settings(built, digest, fingerprint)
                 out.refresh = refresh_report(built, incremental)
         else:
             raise UsageError(f"unknown engine {engine!r}; choose duckdb or spark")

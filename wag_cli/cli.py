@@ -95,15 +95,19 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
         raise WagError(
             f"dbt build failed ({counts}); the tables of the previous successful build are unchanged"
         )
-    console.print(f"[green]dbt build passed[/] ({result.n_nodes} nodes: {counts})")
     r = result.refresh
+    if r and r["mode"] == "unchanged":
+        console.print("Up to date: no data file and no setting changed since the last complete build, so "
+                      "nothing was recomputed (`wag build --full-refresh` rebuilds everything)")
+    else:
+        console.print(f"[green]dbt build passed[/] ({result.n_nodes} nodes: {counts})")
     if r and r["mode"] == "incremental":
         names = ", ".join(r["changed_datasets"]) or "none"
         n = r["subjects"]
         console.print(f"Incremental: {r['changed_subjects']} of {n} subject{'' if n == 1 else 's'} had new or changed "
                       f"rows and {'was' if r['changed_subjects'] == 1 else 'were'} recomputed, the others kept; "
                       f"population snapshots refreshed for: {names} (`wag build --full-refresh` rebuilds everything)")
-    elif r:
+    elif r and r["mode"] == "full":
         n = r["subjects"]
         console.print(f"Full build: {'the one subject' if n == 1 else f'all {n} subjects'} computed (the next "
                       "`wag build` with the same data folder and settings recomputes only subjects whose rows change)")
