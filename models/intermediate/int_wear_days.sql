@@ -8,7 +8,12 @@
 --   ifh_affect Oura's classified wear minutes rest + inactive + low/medium/high   stg_ifh_affect__activity
 --   globem     no wear evidence in the RAPIDS feature files: not applied
 --   wide       no wear evidence in a wide export: not applied
--- A day without evidence keeps its values (the staging sentinel rules still apply to it).
+-- Heart-rate evidence (pmdata, lifesnaps) is a daily series: a day between the subject's first and last
+-- day with evidence that has none (no heart-rate zone record in the file, or a row whose zone cells
+-- are empty) had no minute with a heart rate, so it gets 0 wear minutes and is not worn (found by a
+-- user review: p03 days with 7-212 steps and 1,435-1,439 sedentary minutes kept their activity
+-- values). A day outside that span keeps its values (no evidence either way; the staging sentinel
+-- rules still apply to it), as do IFH days without Oura activity rows.
 with pmdata as (
     select dataset, subject_id, day, wear_minutes, evidence from {{ ref('stg_pmdata__wear_time') }}
 ),
@@ -33,10 +38,36 @@ ifh_affect as (
     group by dataset, subject_id, day
 ),
 
-evidence as (
+heart_rate_evidence as (
     select * from pmdata
     union all
     select * from lifesnaps
+),
+
+heart_rate_span as (
+    select dataset, subject_id, min(day) as first_day, max(day) as last_day
+    from heart_rate_evidence
+    group by dataset, subject_id
+),
+
+heart_rate_days as (
+    -- every day of the span; the days absent from the evidence: 0 minutes with a heart rate
+    select
+        s.dataset,
+        s.subject_id,
+        s.day,
+        coalesce(e.wear_minutes, 0) as wear_minutes,
+        coalesce(e.evidence, 'no heart-rate record that day, between days that have one') as evidence
+    from (
+        select dataset, subject_id, {{ wag_days_between('first_day', 'last_day') }} as day
+        from heart_rate_span
+    ) as s
+    left join heart_rate_evidence as e
+        on e.dataset = s.dataset and e.subject_id = s.subject_id and e.day = s.day
+),
+
+evidence as (
+    select * from heart_rate_days
     union all
     select * from ifh_affect
 )
