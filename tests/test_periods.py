@@ -165,3 +165,38 @@ def test_labels_keep_the_capitals_of_month_and_weekday_names():
     assert resolve_period("Steps on sunday", AS_OF).label == "on Sunday"
     assert resolve_period("Steps the week before March 5th", AS_OF).label == "week before March 5th"
     assert resolve_period("How many steps this month?", AS_OF).label == "this month"
+
+
+@pytest.mark.parametrize("question, start, end, corrections", [
+    # found by a user review: "febuary" was not read, and the answer covered the last 7 days
+    ("how did i slepe in febuary", date(2020, 2, 1), date(2020, 2, 29), [("febuary", "february")]),
+    ("How was my sleep lst wek?", date(2020, 3, 5), AS_OF, [("lst", "last"), ("wek", "week")]),
+    ("Steps yesturday", date(2020, 3, 10), date(2020, 3, 10), [("yesturday", "yesterday")]),
+    ("Steps on wensday", date(2020, 3, 11), AS_OF, [("wensday", "wednesday")]),   # as-of is a Wednesday
+])
+def test_misspelled_period_words_are_read_and_reported(question, start, end, corrections):
+    p = parse_offline(question, AS_OF)
+    assert (p.resolved_period.start, p.resolved_period.end) == (start, end)
+    assert p.corrections == corrections
+    assert p.to_json()["corrections"] == [list(c) for c in corrections]
+    assert p.question == question                         # the question itself is kept as asked
+
+
+def test_real_words_and_metric_words_are_not_corrected():
+    for q in ("Will I sleep better later?", "How many insights from my lights-out times?",
+              "Is my weekly mood better than my monthly one?", "How was my sleep efficiency?",
+              "Do I sleep more on Sundays?", "What is my readiness score?"):
+        assert parse_offline(q, AS_OF).corrections == [], q
+
+
+def test_no_question_of_the_labelled_set_is_corrected():
+    import json
+
+    from conftest import SHARED_EVAL
+
+    path = SHARED_EVAL / "dev_questions.jsonl"
+    if not path.is_file():
+        pytest.skip(f"labelled questions not found at {path}")
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    assert len(rows) >= 30
+    assert [r["q"] for r in rows if parse_offline(r["q"], AS_OF).corrections] == []

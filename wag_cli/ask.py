@@ -293,6 +293,8 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
     unit = lambda m: (catalog[m].unit if m in catalog else "")  # noqa: E731
     numeric = [m for m in metrics if m in catalog and catalog[m].data_kind == "numeric"]
     out: dict = {"intent": parsed.intent, "period": period.to_json(), "display_unit": parsed.display_unit}
+    if getattr(parsed, "corrections", None):
+        out["notes"] = ["read " + ", ".join(f'"{a}" as "{b}"' for a, b in parsed.corrections)]
     if parsed.intent == "overview":
         out["overview"] = overview or []
     if parsed.intent == "relationship" and len(numeric) >= 2:
@@ -335,8 +337,9 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
     if parsed.intent == "relationship" and len(numeric) < 2:
         text_ids = [m for m in metrics if m not in numeric]
         out["relationships"] = []
-        out["notes"] = [f"{name(m)} is a text log, so no correlation can be computed with it" for m in text_ids] or \
-            ["the question names only one metric, so there is no pair to correlate"]
+        out.setdefault("notes", []).extend(
+            [f"{name(m)} is a text log, so no correlation can be computed with it" for m in text_ids] or
+            ["the question names only one metric, so there is no pair to correlate"])
     if parsed.intent == "influences" and numeric:
         x = numeric[0]
         rows = fetch_dicts(con, _sql("influences.sql"), {"subject": sg.subject_id, "ref_day": t, "metric": x,

@@ -125,6 +125,54 @@ def _date_from(groups: tuple, as_of: date) -> date:
         raise ValueError(f"{' '.join(g for g in groups if g)!r} is not a calendar date") from None
 
 
+#: Period words a misspelling is corrected to (full month and weekday names, calendar units).
+_PERIOD_WORDS = frozenset([
+    *(calendar.month_name[i].lower() for i in range(1, 13)),
+    *(d for d in WEEKDAYS), *(d + "s" for d in WEEKDAYS),
+    "week", "weeks", "weekend", "weekends", "weekday", "weekdays", "month", "months", "year", "years",
+    "yesterday", "today", "fortnight"])
+#: Shorthands too short for a similarity match.
+_SHORTHANDS = {"lst": "last", "wk": "week", "wks": "weeks", "wek": "week", "wkend": "weekend",
+               "mnth": "month", "mth": "month", "mnths": "months", "yday": "yesterday", "yest": "yesterday",
+               "tdy": "today", "febr": "february"}
+#: Real words close to a period word that must stay as written.
+_NOT_TYPOS = frozenset(["weekly", "monthly", "yearly", "mouth", "moths", "todays", "toddy", "mayday",
+                        "sunday's", "mundane"])
+
+
+def correct_period_words(question: str, keep: frozenset[str] | set[str] = frozenset()) -> tuple[str, list[tuple[str, str]]]:
+    """The question with misspelled period words corrected ("febuary" -> "february", "yesturday",
+    "lst wek"), and the corrections made ``[(as written, read as)]``.
+
+    A word of 5 or more letters that is not a period word, not in ``keep`` (e.g. the catalog's metric
+    words) and not a listed real word becomes the period word it is closest to when their similarity
+    (:class:`difflib.SequenceMatcher` ratio) is at least 0.8; shorter words only through a fixed list of
+    shorthands. Everything else is left as written.
+    """
+    import difflib
+
+    corrections: list[tuple[str, str]] = []
+
+    def fix(m: re.Match) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if low in _PERIOD_WORDS or low in keep or low in _NOT_TYPOS:
+            return word
+        if low in _SHORTHANDS:
+            corrections.append((word, _SHORTHANDS[low]))
+            return _SHORTHANDS[low]
+        if len(low) < 5:
+            return word
+        close = difflib.get_close_matches(low, _PERIOD_WORDS, n=1, cutoff=0.8)
+        if not close:
+            return word
+        corrections.append((word, close[0]))
+        return close[0]
+
+    fixed = re.sub(r"[A-Za-z]+", fix, question)
+    return fixed, corrections
+
+
 def find_dates(question: str, as_of: date) -> list[tuple[int, date, str]]:
     """Every date written in the question: ``[(position, date, text)]`` in order of appearance."""
     q = question.lower()

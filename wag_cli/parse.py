@@ -30,7 +30,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from .catalog import Metric, load_catalog
 from .categories import CATEGORY_OPENNESS
-from .dates import Period, comparison_periods, resolve_period, rolling
+from .dates import Period, comparison_periods, correct_period_words, resolve_period, rolling
 from .prompts import parse_schema
 
 # --------------------------------------------------------------------------- categories (§10)
@@ -66,7 +66,9 @@ class ParsedQuery:
     ``end = reference_day`` and ``window_days = end - start + 1`` (``start`` None = all history);
     ``comparison`` is ``(kind, period_a, period_b)`` for two periods side by side
     (:func:`wag_cli.dates.comparison_periods`), else None; ``intent`` is what the answer must
-    contain (:data:`INTENTS`); ``display_unit`` is the unit the question asks in ("hours") or None.
+    contain (:data:`INTENTS`); ``display_unit`` is the unit the question asks in ("hours") or None;
+    ``corrections``: misspelled period words read as another (``[("febuary", "february")]``,
+    :func:`wag_cli.dates.correct_period_words`), stated in the answer.
     """
 
     question: str
@@ -84,6 +86,7 @@ class ParsedQuery:
     comparison: tuple[str, Period, Period] | None = None
     intent: str = "lookup"
     display_unit: str | None = None
+    corrections: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def resolved_period(self) -> Period:
@@ -116,6 +119,8 @@ class ParsedQuery:
             out["fallback_reason"] = self.fallback_reason
         if self.dropped_metrics:
             out["dropped_metrics"] = list(self.dropped_metrics)
+        if self.corrections:
+            out["corrections"] = [list(c) for c in self.corrections]
         return out
 
 
@@ -637,6 +642,9 @@ def parse_offline(question: str, as_of: date, catalog: dict[str, Metric] | None 
     for an impossible period ("between March 9 and March 2")."""
     question = _check_question(question)
     catalog = catalog if catalog is not None else load_catalog()
+    original = question
+    # misspelled period words ("febuary", "lst wek") read as the word meant; metric words are kept
+    question, corrections = correct_period_words(question, keep=_catalog_words(catalog))
     hits = match_metrics(question, catalog)
     window, offset, window_phrase = parse_window(question, mask=[h["span"] for h in hits])
     category, _cue = classify(question, mask=[h["span"] for h in hits])
@@ -647,7 +655,7 @@ def parse_offline(question: str, as_of: date, catalog: dict[str, Metric] | None 
     hi = CATEGORY_OPENNESS[category][1]
     matches = [{k: v for k, v in h.items() if k != "span"} for h in hits]
     return ParsedQuery(
-        question=question,
+        question=original,
         metrics=metrics,
         window_days=period.window_days,
         reference_day=period.end,
@@ -660,7 +668,13 @@ def parse_offline(question: str, as_of: date, catalog: dict[str, Metric] | None 
         comparison=shape["comparison"],
         intent=shape["intent"],
         display_unit=shape["display_unit"],
+        corrections=corrections,
     )
+
+
+def _catalog_words(catalog: dict[str, Metric]) -> frozenset[str]:
+    """The lowercase words of the catalog's metric names and aliases (never corrected as typos)."""
+    return frozenset(w for m in catalog.values() for t in (m.name, *m.aliases) for w in re.findall(r"[a-z]+", t.lower()))
 
 
 # --------------------------------------------------------------------------- model parse
