@@ -92,6 +92,25 @@ def test_relationship_is_the_pairs_as_of_correlation(wh, values):
     assert asleep["individual"]["rho"] == pytest.approx(stats.spearmanr(ax, ay).statistic, abs=1e-9)
 
 
+def test_pooled_instruments_are_named_next_to_the_population_figure(wh, values):
+    """Found by a user review: GLOBEM's pooled depression ranks mix INS-W_1's single 0-3 item with
+    the 0-6 sub-score of the later studies; the answer now says so beside the population rho. A
+    PMData pair, one source field per metric, has no such line."""
+    subject = "globem:INS-W_3/INS-W_665"
+    res = answer_question("Am I more depressed when I spend more time at home?", subject, offline=True)
+    rel = {(r["x"], r["y"]): r for r in res.analysis["relationships"]}[("depression", "time_at_home")]
+    # the pooled sample really spans both studies' instruments (from metric_values, by study prefix)
+    dep = values[(values.dataset == "globem") & (values.metric_id == "depression")]
+    studies = {s.split(":")[1].split("/")[0] for s in dep.subject_id.unique()}
+    assert {"INS-W_1", "INS-W_3"} <= studies
+    assert rel["population"]["rho"] is not None
+    assert "0-3 scale" in rel["population"]["pooled_sources"] and "0-6" in rel["population"]["pooled_sources"]
+    assert "The pooled sample combines several source fields of this dataset" in res.answer.text
+    other = answer_question("Do I sleep better on days when I walk more?", SUBJECT, as_of=AS_OF, offline=True)
+    assert all("pooled_sources" not in r["population"] for r in other.analysis["relationships"])
+    assert "pooled sample combines" not in other.answer.text
+
+
 def test_relationship_without_evidence_says_why(wh, values):
     # p16's sleep-onset latency is constant: no correlation, and the answer says why
     res = answer_question("Is my sleep onset latency related to my steps?", SUBJECT, as_of=AS_OF, offline=True)

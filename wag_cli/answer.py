@@ -323,6 +323,9 @@ def render_relationships(rels: list[dict]) -> list[str]:
         out.append("  " + _corr_words(r["individual"], r["x_name"], r["y_name"],
                                       "All your days up to then" if r.get("period") else "Your own data"))
         out.append("  " + _corr_words(r["population"], r["x_name"], r["y_name"], "Others in the dataset"))
+        if r["population"].get("pooled_sources"):
+            out.append(f"  The pooled sample combines several source fields of this dataset, each with its own scale: "
+                       f"{r['population']['pooled_sources']}; read the population figure with care.")
         if r.get("pairing_note"):
             out.append(f"  Pairing: {r['pairing_note']}.")
         if r.get("relationship"):

@@ -242,6 +242,12 @@ def _corr(rho, n, reason, n_subjects=None, as_of=None, **names) -> dict:
     return out
 
 
+def _source_notes(measurement: str) -> str:
+    """``a | b`` (metric_sources) as ``a, and b`` for a sentence."""
+    parts = [p.strip() for p in measurement.split(" | ") if p.strip()]
+    return ", and ".join(parts)
+
+
 def _pop_names(names: dict, pop_as_of_day) -> dict:
     """The reason-text names of a population correlation: its day is the snapshot's, not t."""
     return {**names, "day": pop_as_of_day.isoformat()} if pop_as_of_day is not None else names
@@ -302,6 +308,7 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
         rows = fetch_dicts(con, _sql("pair_correlation.sql"), {"subject": sg.subject_id, "ref_day": t, "metrics": paired,
                                                                **weights})
         own = {frozenset((COMPANIONS[m], m)) for m in numeric if m in COMPANIONS}
+        measured = {n.metric_id: n.measurement for n in sg.nodes}
         order = {m: i for i, m in enumerate(paired)}
         rels = []
         for r in sorted(rows, key=lambda r: (order[r["node_x"]], order[r["node_y"]])):
@@ -317,6 +324,12 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
                                     n_subjects=r["n_pop_subjects"], as_of=r["pop_as_of_day"],
                                     **_pop_names(names, r["pop_as_of_day"])),
             })
+            pooled = [f"{name(m)} ({_source_notes(measured[m])})" for m in (r["node_x"], r["node_y"])
+                      if " | " in (measured.get(m) or "")]
+            if pooled and rels[-1]["population"].get("rho") is not None:
+                # one metric id fed by several source fields in this dataset (GLOBEM's INS-W_1 0-3 item
+                # and the 0-6 sub-score of INS-W_2..4): the pooled ranks mix them, the individual do not
+                rels[-1]["population"]["pooled_sources"] = "; ".join(pooled)
             if r["w_global"] is None and r["has_edge"]:        # no as-of row: say why once
                 rels[-1]["population"]["reason"] = "not looked up, since " + rels[-1]["individual"]["reason"]
             if parsed.period is not None and parsed.period.label and period.start is not None:
