@@ -305,6 +305,24 @@ def test_overview_is_answered_with_the_most_abnormal_metrics(wh, values, built_d
     assert {p.metric_id for p in res.subgraph.primaries} == {o["metric_id"] for o in res.analysis["overview"]}
 
 
+def test_an_overview_of_a_sparse_week_says_why_and_what_to_ask(wh, values):
+    """Found by a user review: par_3's last week has data on 2 of its 7 days, which is below the
+    window-coverage rule, and the error claimed "no numeric data with variation"."""
+    from wag_cli.errors import UsageError
+
+    subject = "ifh_affect:par_3"
+    mine = values[values.subject_id == subject]
+    last = mine.day.max()
+    days = mine[(mine.day > last - timedelta(days=7)) & (mine.day <= last)].day.nunique()
+    assert days == 2
+    with pytest.raises(UsageError) as err:
+        answer_question("how am i doing", subject, offline=True)
+    assert f"data on only {days} of the 7 days" in str(err.value)
+    assert "How am I doing this month?" in str(err.value)
+    res = answer_question("am I ok?", "pmdata:p16", offline=True)     # a yes/no check is an overview too
+    assert res.parsed.intent == "overview" and res.analysis["overview"]
+
+
 def test_sleep_answer_leads_with_actual_sleep(wh):
     text = answer_question("How did I sleep this week?", SUBJECT, offline=True).answer.text
     assert text.index("Actual sleep (time asleep)") < text.index("Time in bed (total sleep duration)")

@@ -182,8 +182,7 @@ def answer_question(
                 "window_days": parsed.window_days, "limit": OVERVIEW_METRICS})
             metrics = [r["metric_id"] for r in overview]
             if not metrics:
-                raise UsageError(f"{subject_id} has no numeric data with variation in {parsed.resolved_period.describe()}; "
-                                 "ask about a period with data (--as-of)")
+                raise UsageError(_no_overview_reason(con, subject_id, parsed))
         if not metrics:
             raise UsageError(no_metric_hint(question, catalog)[0])
         if not (first <= parsed.reference_day <= last):
@@ -240,6 +239,27 @@ def _corr(rho, n, reason, n_subjects=None, as_of=None, **names) -> dict:
     if as_of is not None:
         out["as_of"] = as_of
     return out
+
+
+def _no_overview_reason(con: duckdb.DuckDBPyConnection, subject_id: str, parsed) -> str:
+    """Why an overview has no metric to show, and what to ask instead: no data in the period, data on
+    too few of its days for a window summary (var min_window_coverage: wag_node_window leaves zeta
+    NULL), or no variation in the history to compare with."""
+    period = parsed.resolved_period
+    n_metrics, n_short, max_days = con.execute(
+        "select count(*) filter (where n_window_days > 0), "
+        "count(*) filter (where n_window_days > 0 and usual_sd > 0 and zeta is null), "
+        "coalesce(max(n_window_days), 0) "
+        "from wag_node_window(?, ?, ?)", [subject_id, parsed.reference_day, parsed.window_days]).fetchone()
+    if n_metrics == 0:
+        return (f"{subject_id} has no numeric data in {period.describe()}; ask about a period with data "
+                "(--as-of, or `wag subjects` for the subject's days)")
+    if n_short and period.window_days:
+        return (f"{subject_id} has data on only {max_days} of the {period.window_days} days from "
+                f"{period.start.isoformat()} to {period.end.isoformat()}, too few for an overview of the "
+                "period; ask about a longer one (\"How am I doing this month?\") or another reference day (--as-of)")
+    return (f"{subject_id}'s metrics with data in {period.describe()} do not vary over the subject's history, "
+            "so nothing stands out against it; ask about a single metric instead")
 
 
 def _source_notes(measurement: str) -> str:
