@@ -151,6 +151,33 @@ def test_what_affects_x_most_lists_top_neighbours_with_correlations(wh, values):
     assert "What goes with your deep sleep duration most" in res.answer.text
 
 
+def test_what_affects_x_most_also_lists_the_strongest_own_correlations(wh, values, built_db):
+    """Found by a user review: with no population stage the ranking is by prior only, and par_1's
+    strongest own correlations with deep sleep (n = 320) were not shown. The answer now lists the
+    neighbours with the largest |rho| of the person's own paired days up to t, recomputed here."""
+    subject = "ifh_affect:par_1"
+    res = answer_question("What affects my deep sleep the most?", subject, offline=True)
+    t = res.parsed.reference_day
+    con = duckdb.connect(str(built_db), read_only=True)
+    try:
+        nbrs = [r[0] for r in con.execute(
+            "select case when node_a = 'deep_sleep_duration' then node_b else node_a end from edges "
+            "where 'deep_sleep_duration' in (node_a, node_b)").fetchall()]
+    finally:
+        con.close()
+    rhos = {}
+    for y in nbrs:
+        a, b = _paired(values, subject, "deep_sleep_duration", y, t)
+        if len(a) >= 10 and len(np.unique(a)) > 1 and len(np.unique(b)) > 1:
+            rhos[y] = stats.spearmanr(a, b).statistic
+    expected = sorted(rhos, key=lambda m: (-abs(rhos[m]), m))[:5]
+    own = res.analysis["influences"]["own"]
+    assert [o["metric_id"] for o in own] == expected
+    for o in own:
+        assert o["rho"] == pytest.approx(rhos[o["metric_id"]], abs=1e-9)
+    assert "Strongest in your own data" in res.answer.text
+
+
 # --------------------------------------------------------------------------- Trend Analysis
 
 

@@ -361,6 +361,11 @@ def render_influences(inf: dict) -> list[str]:
             if pop.get("as_of"):
                 ev += f" up to {pop['as_of']}"
         out.append(f"{k}. {n['name']} — weight {n['w_global']:.2f}; {ev}.")
+    own = inf.get("own") or []
+    if own:
+        # the person's strongest correlations with X, whatever the graph weights rank first
+        out.append(f"Strongest in your own data (Spearman rho over your days up to {inf['as_of']}): " + "; ".join(
+            f"{o['name']} {o['rho']:+.2f} over {o['n']} days ({o['strength']})" for o in own) + ".")
     return out
 
 

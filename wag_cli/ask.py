@@ -386,7 +386,11 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
                           "population": _corr(r["r_pop_signed"], r["n_pop"], r["r_pop_reason"],
                                               n_subjects=r["n_pop_subjects"], as_of=r["pop_as_of_day"],
                                               **_pop_names(names, r["pop_as_of_day"]))})
-        out["influences"] = {"metric": x, "name": name(x), "as_of": t, "neighbours": neigh}
+        own = fetch_dicts(con, _sql("influences_own.sql"), {"subject": sg.subject_id, "ref_day": t, "metric": x,
+                                                            "limit": INFLUENCES_SHOWN, **weights})
+        out["influences"] = {"metric": x, "name": name(x), "as_of": t, "neighbours": neigh,
+                             "own": [{"metric_id": r["node_y"], "name": name(r["node_y"]), "rho": r["r_s_signed"],
+                                      "n": r["n_s"], "strength": strength_word(r["r_s_signed"])} for r in own]}
     shown = _display_metrics(numeric)
     if parsed.intent == "trend" and shown:
         rows = fetch_dicts(con, _sql("trend.sql"), {"subject": sg.subject_id, "metrics": shown,
