@@ -332,6 +332,20 @@ def test_overview_is_answered_with_the_most_abnormal_metrics(wh, values, built_d
     assert {p.metric_id for p in res.subgraph.primaries} == {o["metric_id"] for o in res.analysis["overview"]}
 
 
+def test_overview_lines_say_which_way_the_period_lies(wh, values):
+    """A user review: "most unusual" gave no direction (zeta is unsigned). Each line now says whether
+    the period's average is above or below the level of the days before it, in baseline SDs."""
+    res = answer_question("How am I doing overall?", SUBJECT, offline=True)
+    top = res.analysis["overview"][0]["metric_id"]
+    start, t = res.parsed.resolved_period.start, res.parsed.reference_day
+    v = _series(values, SUBJECT, top, end=t)
+    before, window = v[v.index < start], v[v.index >= start]
+    dev = (window.mean() - before.mean()) / before.std(ddof=1)
+    assert abs(dev) >= 0.5                                  # the top metric is clearly off its level
+    word = "above" if dev > 0 else "below"
+    assert f"the period's average is {word} your usual level ({dev:+.1f} SD)" in res.answer.text
+
+
 def test_an_overview_of_a_sparse_week_says_why_and_what_to_ask(wh, values):
     """Found by a user review: par_3's last week has data on 2 of its 7 days, which is below the
     window-coverage rule, and the error claimed "no numeric data with variation"."""

@@ -103,6 +103,13 @@ def test_bad_input_gives_one_line_and_nonzero_exit(wh, args, needle):
     assert len([ln for ln in res.output.splitlines() if ln.strip()]) <= 3
 
 
+def test_a_bare_subject_id_suggests_the_dataset_qualified_one_first(wh):
+    """Found by a user review: `--subject p01` suggested three LifeSnaps ids, not pmdata:p01."""
+    res = run("ask", "How did I sleep?", "--subject", "p01")
+    assert res.exit_code == 2
+    assert "closest known: pmdata:p01," in res.output
+
+
 def test_missing_warehouse_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("WAG_DB", str(tmp_path / "nope.duckdb"))
     res = run("subjects")

@@ -282,8 +282,11 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
                      key=lambda r: (-r["z"], str(r["day"])))[:max_days]
     notable = [r for r in notable if r["z"] >= 1.0]
     if notable:
-        parts = [f"{r['day']} ({fmt(r['value'], node.unit, u)}, {r['z']:.1f} SD from usual)" for r in notable]
-        out.append("Most unusual days: " + ", ".join(parts) + ".")
+        # z of wag_node_window: against the mean and SD of every day up to the reference day, which
+        # may differ from the "before this period" level above; say which
+        parts = [f"{r['day']} ({fmt(r['value'], node.unit, u)}, {r['z']:.1f} SD)" for r in notable]
+        out.append(f"Most unusual days (SD from your mean over all days up to {sg.reference_day.isoformat()}): "
+                   + ", ".join(parts) + ".")
     return out
 
 
@@ -426,12 +429,17 @@ def render_comparison(cmp_: dict, display_unit: str | None) -> list[str]:
     return out
 
 
-def render_overview(items: list[dict], names: dict[str, str]) -> list[str]:
+def render_overview(items: list[dict], names: dict[str, str], nodes: dict[str, Node] | None = None) -> list[str]:
+    """Lines of the overview: each metric's zeta and, where its node is in the subgraph, which way the
+    period's mean lies from the usual level (:func:`compare_to_usual`; zeta has no sign)."""
     out = ["Your most unusual metrics in this period, across categories (average distance from your usual "
            "level in standard deviations, zeta):"]
     for it in items:
+        node = (nodes or {}).get(it["metric_id"])
+        way = compare_to_usual(node) if node is not None else None
         out.append(f"* {names.get(it['metric_id'], it['metric_id'])} ({it['category']}): zeta {it['zeta']:.2f} "
-                   f"over {it['n_window_days']} day{'' if it['n_window_days'] == 1 else 's'} with data.")
+                   f"over {it['n_window_days']} day{'' if it['n_window_days'] == 1 else 's'} with data"
+                   + (f"; the period's average is {way}" if way else "") + ".")
     return out
 
 
@@ -461,7 +469,8 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
     if analysis.get("comparison"):
         shaped += render_comparison(analysis["comparison"], unit)
     if analysis.get("overview") is not None and intent == "overview":
-        shaped += render_overview(analysis["overview"], {p.metric_id: p.name for p in sg.nodes})
+        shaped += render_overview(analysis["overview"], {p.metric_id: p.name for p in sg.nodes},
+                                  {p.metric_id: p for p in sg.nodes})
     shaped += [f"Note: {n}." for n in analysis.get("notes") or []]
     if shaped:
         lines += shaped
@@ -484,7 +493,9 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
         guide = guidance_for(p.normal_range, p.measurement) if sg.method != "base" else ""
         if guide:
             lines.append(f"  General guidance: {guide}")
-    shown_with_primary = {p.companion.metric_id for p in sg.primaries if p.companion is not None}
+    # companions described beside their primary above (only those with data in the window are)
+    shown_with_primary = {p.companion.metric_id for p in sg.primaries
+                          if p.companion is not None and p.companion.data.n_window_days}
     neigh, seen = [], {}
     for n in sg.neighbours:                     # a neighbour of two primaries is described once
         if n.metric_id in seen:

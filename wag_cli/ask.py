@@ -100,8 +100,10 @@ def check_subject(con: duckdb.DuckDBPyConnection, subject_id: str) -> dict:
     if not rows:
         known = fetch_dicts(
             con,
-            "select distinct subject_id from metric_values "
-            "order by jaro_winkler_similarity(subject_id, $s) desc, subject_id limit 3",
+            # a bare id ("p01") is compared with the id after the dataset (and GLOBEM study) too
+            "select subject_id from (select distinct subject_id from metric_values) "
+            "order by greatest(jaro_winkler_similarity(subject_id, $s), "
+            "jaro_winkler_similarity(regexp_extract(subject_id, '[^:/]+$'), $s)) desc, subject_id limit 3",
             {"s": subject_id},
         )
         hint = ", ".join(r["subject_id"] for r in known) or "none (the warehouse is empty)"
