@@ -24,7 +24,10 @@ def print_answer(console: Console, result) -> None:
     if result.answer.note:
         console.print(f"[yellow]note:[/] {result.answer.note}")
     table = Table(title=f"Retrieved subgraph ({len(sg.primaries)} primary, {len(sg.neighbours)} related)")
-    for c in ("role", "node", "for", "rank", "w_global", "zeta", "w_local", "w_final", "days", "window mean", "usual"):
+    # "usual" is over every day up to the reference day (the window included: the mean and SD zeta
+    # uses); the answer's "usual level before this period" leaves the window out, hence the header
+    usual_col = f"usual (≤ {sg.reference_day})"
+    for c in ("role", "node", "for", "rank", "w_global", "zeta", "w_local", "w_final", "days", "window mean", usual_col):
         table.add_column(c, justify="right" if c not in ("role", "node", "for") else "left")
     for n in sg.nodes:
         d = n.data
