@@ -364,6 +364,23 @@ def test_an_overview_of_a_sparse_week_says_why_and_what_to_ask(wh, values):
     assert res.parsed.intent == "overview" and res.analysis["overview"]
 
 
+def test_a_related_score_states_its_instrument(wh, built_db):
+    """A user review: a related "Mental stress: 25" had no scale (LifeSnaps: 101 - the Fitbit stress
+    management score). A neighbour measured as a score now carries its dataset's measurement note."""
+    subject = "lifesnaps:621e337667b776a240ce78ab"
+    res = answer_question("What was my HRV on July 15, 2021?", subject, offline=True)
+    assert "mental_stress" in {n.metric_id for n in res.subgraph.neighbours}
+    con = duckdb.connect(str(built_db), read_only=True)
+    try:
+        (note,) = con.execute("select measurement from metric_sources where dataset = 'lifesnaps' "
+                              "and metric_id = 'mental_stress'").fetchone()
+    finally:
+        con.close()
+    assert "101" in note
+    block = res.answer.text.split("* Mental stress", 1)[1].split("\n* ", 1)[0]
+    assert "How it is measured here:" in block and "101" in block
+
+
 def test_sleep_answer_leads_with_actual_sleep(wh):
     text = answer_question("How did I sleep this week?", SUBJECT, offline=True).answer.text
     assert text.index("Actual sleep (time asleep)") < text.index("Time in bed (total sleep duration)")

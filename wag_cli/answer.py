@@ -526,6 +526,9 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
                 continue
             for s in describe_node_data(n, sg, max_days=2, display_unit=unit, analysis=analysis):
                 lines.append(f"  {s}")
+            note = measurement_note(n) if n.unit == "score" else None
+            if note and n.data.n_history_days:     # a bare score needs its instrument and scale
+                lines.append(f"  How it is measured here: {note}")
     recs = [(p, guidance_for(p.recommendations, p.measurement)) for p in sg.primaries] \
         if sg.method != "base" else []
     recs = [r for r in recs if r[1]]
