@@ -86,6 +86,9 @@ def test_relationship_is_the_pairs_as_of_correlation(wh, values):
     assert f"{rho:+.2f} over {len(x)} days" in res.answer.text
     assert "as of 2020-01-15" in res.answer.text
     assert f"{len(px)} subject-days of" in res.answer.text and "up to 2019-12-31" in res.answer.text
+    # the pooled sample includes this subject's own days (a user review read "Others" as excluding them)
+    assert SUBJECT in set(ds.subject_id)
+    assert "Everyone in the dataset" in res.answer.text and "(you included)" in res.answer.text
     # time asleep (the companion of time in bed) is paired as well
     asleep = rels[("asleep_duration", "steps_taken")]
     ax, ay = _paired(values, SUBJECT, "asleep_duration", "steps_taken", AS_OF)
@@ -283,6 +286,21 @@ def test_weekends_vs_weekdays_in_hours_equal_pandas(wh, values):
     assert m["a_mean"] == pytest.approx(weekend.mean(), abs=1e-9)
     assert m["b_mean"] == pytest.approx(weekday.mean(), abs=1e-9)
     assert f"{weekend.mean() / 60:.1f} h" in res.answer.text            # units follow the question
+
+
+def test_a_comparison_says_higher_lower_or_about_the_same(wh, values):
+    """A user review: yes/no comparisons got only a signed difference. Each metric now gets a verdict
+    from Cohen's d (difference / pooled within-period SD), recomputed here with pandas."""
+    res = answer_question("Do I walk more on weekends than on weekdays?", SUBJECT, offline=True)
+    (m,) = [m for m in res.analysis["comparison"]["metrics"] if m["metric_id"] == "steps_taken"]
+    s = _series(values, SUBJECT, "steps_taken")
+    we, wd = s[[d.isoweekday() >= 6 for d in s.index]], s[[d.isoweekday() <= 5 for d in s.index]]
+    pooled = np.sqrt(((len(we) - 1) * we.var(ddof=1) + (len(wd) - 1) * wd.var(ddof=1)) / (len(we) + len(wd) - 2))
+    d = (we.mean() - wd.mean()) / pooled
+    assert m["effect_size"] == pytest.approx(d, abs=1e-9)
+    verdict = "about the same" if abs(d) < 0.2 else \
+        f"weekends: {'slightly ' if abs(d) < 0.5 else ''}{'higher' if d > 0 else 'lower'} than weekdays"
+    assert f"— {verdict} (the difference is {abs(d):.2f} of your day-to-day SD)" in " ".join(res.answer.text.split())
 
 
 # --------------------------------------------------------------------------- explicit periods

@@ -298,15 +298,25 @@ def _on(day) -> str:
     return f" on {day.isoformat()}" if day is not None else ""
 
 
+#: Who the population correlation is over: every subject of the dataset pooled, the asker included
+#: (a user review read "Others in the dataset" as the other people only).
+POPULATION_WHO = "Everyone in the dataset"
+
+
 def _corr_words(c: dict, x_name: str, y_name: str, who: str) -> str:
     if c.get("rho") is None:
         return f"{who}: no correlation ({c.get('reason')})."
     direction = "positive" if c["rho"] > 0 else "negative" if c["rho"] < 0 else "none"
-    n_words = f"{c['n']} days with both" if who != "Others in the dataset" else \
-        f"{c['n']} subject-days of {c.get('n_subjects') or '?'} people" + \
+    # the population stage pools every subject of the dataset, this one included (DESIGN.md §5)
+    n_words = f"{c['n']} days with both" if who != POPULATION_WHO else \
+        f"{c['n']} subject-days of {c.get('n_subjects') or '?'} people (you included)" + \
         (f" up to {c['as_of']}" if c.get("as_of") else "")
     sense = ""
-    if c["strength"] != "negligible" and direction != "none":
+    if c["strength"] != "negligible" and direction != "none" and who == POPULATION_WHO:
+        # pooled ranks mix differences between people with day-to-day changes within them
+        sense = (f": across these subject-days, more {_lc(x_name)} went with "
+                 f"{'higher' if c['rho'] > 0 else 'lower'} {_lc(y_name)}")
+    elif c["strength"] != "negligible" and direction != "none":
         sense = (f": on days with more {_lc(x_name)}, {_lc(y_name)} tended to be "
                  f"{'higher' if c['rho'] > 0 else 'lower'}")
     return f"{who}: Spearman rho {c['rho']:+.2f} over {n_words} ({c['strength']}, {direction}{sense})."
@@ -325,7 +335,7 @@ def render_relationships(rels: list[dict]) -> list[str]:
             out.append("  " + _corr_words(r["period"], r["x_name"], r["y_name"], f"In {r['period']['label']}"))
         out.append("  " + _corr_words(r["individual"], r["x_name"], r["y_name"],
                                       "All your days up to then" if r.get("period") else "Your own data"))
-        out.append("  " + _corr_words(r["population"], r["x_name"], r["y_name"], "Others in the dataset"))
+        out.append("  " + _corr_words(r["population"], r["x_name"], r["y_name"], POPULATION_WHO))
         if r["population"].get("pooled_sources"):
             out.append(f"  The pooled sample combines several source fields of this dataset, each with its own scale: "
                        f"{r['population']['pooled_sources']}; read the population figure with care.")
@@ -360,7 +370,7 @@ def render_influences(inf: dict) -> list[str]:
         else:
             ev = f"no personal correlation ({ind.get('reason')})"
         if pop.get("rho") is not None:
-            ev += f"; others rho {pop['rho']:+.2f} over {pop['n']} subject-days"
+            ev += f"; everyone in the dataset (you included) rho {pop['rho']:+.2f} over {pop['n']} subject-days"
             if pop.get("as_of"):
                 ev += f" up to {pop['as_of']}"
         out.append(f"{k}. {n['name']} — weight {n['w_global']:.2f}; {ev}.")
@@ -425,8 +435,31 @@ def render_comparison(cmp_: dict, display_unit: str | None) -> list[str]:
         else:
             diff = (f"; difference ({a.get('label') or 'first'} minus {b.get('label') or 'second'}) "
                     f"{fmt_delta(m['difference'], u, display_unit)}")
-        out.append(f"* {m['name']}: {a.get('label') or 'first'} {sa} vs {b.get('label') or 'second'} {sb}{diff}.")
+        out.append(f"* {m['name']}: {a.get('label') or 'first'} {sa} vs {b.get('label') or 'second'} {sb}{diff}"
+                   f"{_effect_words(m, a, b, cmp_['kind'])}.")
     return out
+
+
+#: |Cohen's d| below which two periods are "about the same", and below which a difference is "slight".
+SAME_EFFECT, SLIGHT_EFFECT = 0.2, 0.5
+
+
+def _effect_words(m: dict, a: dict, b: dict, kind: str) -> str:
+    """'; about the same / slightly higher / lower ...' from compare.sql's effect_size (Cohen's d: the
+    difference in the periods' pooled day-to-day SD), naming the later period for before/after."""
+    d = m.get("effect_size")
+    if d is None:
+        return ""
+    if kind == "before_after":          # a = before D, b = from D: say how the later period compares
+        d, first, second = -d, b.get("label") or "after", a.get("label") or "before"
+    else:
+        first, second = a.get("label") or "the first period", b.get("label") or "the second"
+    if abs(d) < SAME_EFFECT:
+        verdict = "about the same"
+    else:
+        verdict = ("slightly " if abs(d) < SLIGHT_EFFECT else "") + ("higher" if d > 0 else "lower")
+    words = f"{first}: {verdict} than {second}" if verdict != "about the same" else "about the same"
+    return f" — {words} (the difference is {abs(d):.2f} of your day-to-day SD)"
 
 
 def render_overview(items: list[dict], names: dict[str, str], nodes: dict[str, Node] | None = None) -> list[str]:

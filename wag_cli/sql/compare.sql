@@ -1,5 +1,6 @@
 -- Two periods side by side (DESIGN.md §8, Comparative Insight): per metric, each period's days with
--- a value, mean, sample sd, min and max, and the difference of the means (a - b: the first period named minus the second).
+-- a value, mean, sample sd, min and max, and the difference of the means (a - b: the first period named minus the second),
+-- with the pooled within-period sd and the difference in it (effect_size, Cohen's d).
 -- A period is [start, end] (start NULL = from the first day on record) restricted to ISO days of
 -- the week (1 = Monday .. 7 = Sunday; weekends = [6, 7]).
 -- Parameters: $subject, $metrics (VARCHAR[]), $a_start, $a_end, $a_dows (INTEGER[]),
@@ -37,12 +38,24 @@ stats as (
         max(value) filter (where side = 'b')          as b_max
     from tagged
     group by metric_id
+),
+pooled as (
+    -- the within-period day-to-day SD of both periods pooled, and the difference in its units
+    -- (Cohen's d): what "higher" / "about the same" is judged by. NULL below 2 days in a period.
+    select
+        *,
+        case when a_days >= 2 and b_days >= 2 then
+            sqrt(((a_days - 1) * a_sd * a_sd + (b_days - 1) * b_sd * b_sd) / (a_days + b_days - 2))
+        end as pooled_sd
+    from stats
 )
 select
     q.metric_id,
     coalesce(s.a_days, 0) as a_days, s.a_mean, s.a_sd, s.a_min, s.a_max,
     coalesce(s.b_days, 0) as b_days, s.b_mean, s.b_sd, s.b_min, s.b_max,
-    s.a_mean - s.b_mean   as difference
+    s.a_mean - s.b_mean   as difference,
+    s.pooled_sd,
+    case when s.pooled_sd > 0 then (s.a_mean - s.b_mean) / s.pooled_sd end as effect_size
 from asked as q
-left join stats as s using (metric_id)
+left join pooled as s using (metric_id)
 order by q.metric_id
