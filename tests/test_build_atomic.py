@@ -148,3 +148,25 @@ def test_data_folder_without_datasets_is_an_error(tmp_path, layout, needle):
     assert "holds none of the dataset folders pmdata/, lifesnaps/, globem/, ifh_affect/" in res.stderr
     assert needle in res.stderr and res.stderr.strip().count("\n") == 0
     assert not db.exists()
+
+
+def test_build_reports_withheld_values_and_prints_messages_literally(shared_data, tmp_path):
+    """A new-user review: `wag build` said nothing about the values kept out of metric_values (non-wear
+    days of p03 here), and Rich markup ate "[spark]"-like text in error lines."""
+    data = tmp_path / "data"
+    for f in ("fitbit/steps.json", "fitbit/time_in_heart_rate_zones.json", "fitbit/sedentary_minutes.json"):
+        (data / "pmdata" / "p03" / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shared_data / "pmdata" / "p03" / f, data / "pmdata" / "p03" / f)
+    db = tmp_path / "wh" / "wag.duckdb"
+    env = {"WAG_DB": str(db), "WAG_DATA_DIR": str(data), "DO_NOT_TRACK": "1", "COLUMNS": "300"}
+    res = CliRunner().invoke(app, ["build"], env=env)
+    assert res.exit_code == 0, res.output
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        n = con.execute("select count(*) from metric_values_rejected where rejection_reason like 'non-wear day%'").fetchone()[0]
+    finally:
+        con.close()
+    assert n > 0
+    assert f"{n:,} values withheld from metric_values: pmdata {n:,} (non-wear day)" in res.output
+    res = CliRunner().invoke(app, ["ask", "How did I sleep?", "--subject", "pmdata:[bold]x"], env=env)
+    assert res.exit_code == 2 and "unknown subject 'pmdata:[bold]x'" in res.output

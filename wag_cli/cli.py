@@ -14,6 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -50,7 +51,8 @@ def _fail(exc: WagError, as_json: bool = False) -> None:
     """One line on stderr and the error's exit code; with --json also {"error", "exit_code"} on stdout."""
     if as_json:
         _print_json({"error": str(exc), "exit_code": exc.exit_code})
-    err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    # the message is text, not markup: "[spark]" or a subject id with brackets must print as written
+    err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(exc.exit_code)
 
 
@@ -78,7 +80,7 @@ def _parse_day(text: str | None, what: str = "--as-of") -> date | None:
 def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None, hint: str | None = None,
                          engine: str = "duckdb", full_refresh: bool = False) -> None:
     from .build import run_build
-    from .summary import rejected_summary, warehouse_summary
+    from .summary import rejected_summary, warehouse_summary, withheld_summary
 
     done = {"n": 0}
     with console.status("dbt build: starting…") as status:
@@ -91,7 +93,7 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
     counts = ", ".join(f"{k} {v}" for k, v in sorted(result.status_counts.items()))
     if not result.success:
         for name, msg in result.failures[:8]:
-            err_console.print(f"[red]✗ {name}[/]: {msg}", highlight=False, soft_wrap=True)
+            err_console.print(f"[red]✗ {escape(name)}[/]: {escape(msg)}", highlight=False, soft_wrap=True)
         raise WagError(
             f"dbt build failed ({counts}); the tables of the previous successful build are unchanged"
         )
@@ -119,6 +121,12 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
         table.add_row(r["dataset"], str(r["n_subjects"]), str(r["n_metrics"]), str(r["n_days"]),
                       f"{r['n_rows']:,}", str(r["first_day"]), str(r["last_day"]))
     console.print(table)
+    withheld = withheld_summary()
+    if withheld:
+        parts = "; ".join(f"{r['dataset']} {r['n_values']:,} ({r['reason_kind']})" for r in withheld)
+        console.print(f"{sum(r['n_values'] for r in withheld):,} values withheld from metric_values: {parts} "
+                      "(`wag sql \"select * from metric_values_rejected\"` lists each with its reason)",
+                      highlight=False, markup=False)
     rejected = rejected_summary()
     if rejected:
         total = sum(r["n_records"] for r in rejected)
@@ -138,7 +146,7 @@ def build(
     wide: Annotated[Optional[list[str]], typer.Option(
         "--wide", help="A wide daily CSV as NAME=PATH (one row per participant-day); repeatable.")] = None,
     engine: Annotated[str, typer.Option(
-        "--engine", help="duckdb (default) or spark: dbt build --target spark (pip install -e \".[spark]\"), "
+        "--engine", help="duckdb (default) or spark: dbt build --target spark (pip install -e \".\\[spark]\"), "
                          "then the warehouse file is read from Spark's Parquet tables.")] = "duckdb",
     full_refresh: Annotated[bool, typer.Option(
         "--full-refresh", help="Rebuild every table from scratch instead of recomputing only the subjects whose "

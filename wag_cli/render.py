@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 
 def _f(v, digits: int = 3) -> str:
@@ -20,9 +22,10 @@ def print_answer(console: Console, result) -> None:
         f"openness {p.openness:.2f} ({p.category}) · method {sg.method} · parse {p.source}[/]"
     )
     title = f"Answer ({result.answer.source})"
-    console.print(Panel(result.answer.text, title=title, expand=True), highlight=False)
+    # the answer is text (a model's reply, lifelog entries), never Rich markup: "[x]" prints as written
+    console.print(Panel(Text(result.answer.text), title=title, expand=True), highlight=False)
     if result.answer.note:
-        console.print(f"[yellow]note:[/] {result.answer.note}")
+        console.print(f"[yellow]note:[/] {escape(result.answer.note)}")
     table = Table(title=f"Retrieved subgraph ({len(sg.primaries)} primary, {len(sg.neighbours)} related)")
     # "usual" is over every day up to the reference day (the window included: the mean and SD zeta
     # uses); the answer's "usual level before this period" leaves the window out, hence the header

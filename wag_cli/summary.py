@@ -20,6 +20,13 @@ def warehouse_summary() -> list[dict]:
         return fetch_dicts(con, _sql("warehouse_summary.sql"))
 
 
+def withheld_summary() -> list[dict]:
+    """Values kept out of metric_values (table metric_values_rejected, DESIGN.md §2) per dataset and
+    reason kind: rows of (dataset, reason_kind, n_values); empty when none were."""
+    with warehouse() as con:
+        return fetch_dicts(con, _sql("withheld_summary.sql"))
+
+
 def rejected_summary() -> list[dict]:
     """Quarantined raw records (table raw_rejected, issue 9 item 1) per file and reason:
     rows of (file, reason, n_records, first_locator); empty when nothing was rejected."""
