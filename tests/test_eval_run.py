@@ -171,3 +171,20 @@ def test_a_rebuilt_warehouse_is_flagged(env, built_db, tmp_path, monkeypatch):
     res = CliRunner().invoke(app, ["eval", "run", "--experiment", "main", "--limit", "1", "--offline"])
     assert res.exit_code == 0, res.output
     assert "the warehouse was rebuilt" in res.output
+
+
+def test_a_query_whose_subject_is_not_in_the_warehouse_is_an_error(env):
+    """A new-user review: queries made from another build were "answered" with "no data recorded" and
+    counted as stored, 0 errors. They are now errors naming the subject, as in `wag ask`."""
+    _invoke("eval", "queries", "--n", "2", "--offline")
+    con = duckdb.connect(str(env))
+    (qid,) = con.execute("select min(query_id) from eval_queries").fetchone()
+    con.execute("update eval_queries set subject_id = 'pmdata:p99' where query_id = ?", [qid])
+    con.close()
+    out = json.loads(_invoke("eval", "run", "--limit", "2", "--experiment", "main", "--offline", "--json").stdout)
+    n_main = len(EXPERIMENTS["main"])
+    assert out["errors"] == n_main and out["stored"] == n_main
+    con = duckdb.connect(str(env), read_only=True)
+    errors = con.execute("select distinct error from eval_answers where query_id = ?", [qid]).fetchall()
+    con.close()
+    assert len(errors) == 1 and "unknown subject 'pmdata:p99'" in errors[0][0]

@@ -118,7 +118,8 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
     is called after each stored answer.
     """
     from ..answer import model_answer, offline_answer
-    from ..ask import question_analysis
+    from ..ask import check_subject, question_analysis
+    from ..errors import UsageError
     from ..context import full_context
     from ..dates import rolling
     from ..parse import parse
@@ -149,6 +150,12 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
         error = None
         if key not in cache:
             try:
+                # as in `wag ask`: a subject the warehouse does not have, or a reference day outside its
+                # data, is an error, not an answer about "no data" (a query set made from another build)
+                period = check_subject(con, q["subject_id"])
+                if not (period["first_day"] <= q["reference_day"] <= period["last_day"]):
+                    raise UsageError(f"{q['reference_day']} is outside {q['subject_id']}'s data "
+                                     f"({period['first_day']} .. {period['last_day']})")
                 kwargs = {"rank_by": task.rank_by} if task.rank_by is not None else {}
                 sg = retrieve(con, subject_id=q["subject_id"], metrics=list(q["metrics"]),
                               reference_day=q["reference_day"], window_days=q["window_days"],
