@@ -170,3 +170,11 @@ def test_build_reports_withheld_values_and_prints_messages_literally(shared_data
     assert f"{n:,} values withheld from metric_values: pmdata {n:,} (non-wear day)" in res.output
     res = CliRunner().invoke(app, ["ask", "How did I sleep?", "--subject", "pmdata:[bold]x"], env=env)
     assert res.exit_code == 2 and "unknown subject 'pmdata:[bold]x'" in res.output
+    # the same warehouse built from another folder: the build says it replaces the other data
+    other = tmp_path / "other"
+    (other / "pmdata" / "p01" / "pmsys").mkdir(parents=True)
+    shutil.copy(shared_data / "pmdata/p01/pmsys/wellness.csv", other / "pmdata/p01/pmsys/wellness.csv")
+    res = CliRunner().invoke(app, ["build"], env={**env, "WAG_DATA_DIR": str(other)})
+    assert res.exit_code == 0, res.output
+    assert f"Note: the warehouse was last built from {data.resolve()}; this build reads {other.resolve()}" in \
+        " ".join(res.output.split())

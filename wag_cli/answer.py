@@ -538,7 +538,8 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
         neigh.append(n)
     if neigh:
         lines.append("")
-        lines.append("Related metrics the graph retrieved (ranked by w_final):")
+        heading = "ranked by w_final" if len(sg.primaries) <= 1 else "for each metric asked about, ranked by w_final"
+        lines.append(f"Related metrics the graph retrieved ({heading}):")
         for n in neigh:
             why = []
             if n.r_s_signed is not None and n.n_s:
@@ -549,7 +550,7 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
             else:
                 why.append("prior knowledge")
             if n.w_local is not None:
-                why.append("unusual in this window" if (n.data.zeta or 0) >= 1 else "its window level")
+                why.append("unusual in this window" if (n.data.zeta or 0) >= 1 else "near its usual level in this window")
             lines.append(f"* {n.name} — related to {' and '.join(seen[n.metric_id])} "
                          f"(w_final {n.w_final:.2f}; {', '.join(why)}).")
             if n.relationship:

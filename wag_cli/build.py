@@ -174,13 +174,43 @@ def _subject_count(database: Path) -> dict:
         con.close()
 
 
-def _store_settings(database: Path, digest: str, fingerprint: str | None = None) -> None:
+def data_source_text(data_dir: Path, wide_sources: list[dict] | None = None) -> str:
+    """What a build reads, in words: the data folder and each wide source ("DIR + wide sim=PATH")."""
+    parts = [str(Path(data_dir).resolve())]
+    parts += [f"wide {s['dataset']}={Path(s['path']).resolve()}" for s in wide_sources or []]
+    return " + ".join(parts)
+
+
+def stored_data_source(database: Path) -> str | None:
+    """The data source text stored by the last complete ``wag build`` of ``database``, or None."""
+    import duckdb
+
+    if not database.is_file():
+        return None
+    try:
+        con = duckdb.connect(str(database), read_only=True)
+    except duckdb.Error:
+        return None
+    try:
+        cols = {r[0] for r in con.execute(
+            "select column_name from information_schema.columns where table_name = ?", [SETTINGS_TABLE]).fetchall()}
+        if "data_source" not in cols:
+            return None
+        row = con.execute(f"select data_source from {SETTINGS_TABLE}").fetchone()
+        return row[0] if row else None
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
+
+
+def _store_settings(database: Path, digest: str, fingerprint: str | None = None, source: str | None = None) -> None:
     import duckdb
 
     con = duckdb.connect(str(database))
     try:
         con.execute(f"create or replace table {SETTINGS_TABLE} as "
-                    "select ? as settings_hash, ? as data_fingerprint", [digest, fingerprint])
+                    "select ? as settings_hash, ? as data_fingerprint, ? as data_source", [digest, fingerprint, source])
     finally:
         con.close()
 
@@ -249,7 +279,7 @@ def run_build(
             out = _invoke_dbt(project, built, data_dir, dbt_vars, on_node,
                               exclude=INCREMENTAL_EXCLUDE if incremental else ())
             if out.success:
-                _store_settings(built, digest, fingerprint)
+                _store_settings(built, digest, fingerprint, data_source_text(Path(data_dir), wide_sources))
                 out.refresh = refresh_report(built, incremental)
         else:
             raise UsageError(f"unknown engine {engine!r}; choose duckdb or spark")

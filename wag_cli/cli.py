@@ -79,9 +79,17 @@ def _parse_day(text: str | None, what: str = "--as-of") -> date | None:
 
 def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None, hint: str | None = None,
                          engine: str = "duckdb", full_refresh: bool = False) -> None:
-    from .build import run_build
+    from .build import data_source_text, run_build, stored_data_source
+    from .paths import db_path
     from .summary import rejected_summary, warehouse_summary, withheld_summary
 
+    previous = stored_data_source(db_path()) if engine == "duckdb" else None
+    current = data_source_text(data_dir, wide_sources)
+    if previous and previous != current:
+        # a plain `wag build` after one on other data replaces that warehouse: say so before it does
+        console.print(f"Note: the warehouse was last built from {previous}; this build reads {current} "
+                      "and replaces its tables (set WAG_DATA_DIR or --data-dir to keep the other data)",
+                      style="yellow", markup=False, highlight=False)
     done = {"n": 0}
     with console.status("dbt build: starting…") as status:
         def on_node(name: str, node_status: str) -> None:

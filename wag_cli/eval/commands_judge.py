@@ -235,8 +235,10 @@ def alpha_cmd(
             cli.console.print(f"{param}: curves cross at log10 = {c['log10']:.3f} -> {param} = {c['value']:.4g}{more}")
     cli.console.print(f"figure: {path}")
     if hint:
-        cli.console.print(f"to use them: dbt build --vars '{hint}'  (or set them under vars: in dbt_project.yml, "
-                          "then `wag build`)")
+        # `wag build` (atomic, the data folder it was given) sees the changed vars in its settings hash
+        # and rebuilds in full; a hand-run `dbt build --vars` is neither atomic nor reads that folder
+        cli.console.print(f"to use them: set {hint} under vars: in dbt_project.yml, then `wag build` "
+                          "(it rebuilds in full when a var changes)", markup=False, highlight=False)
 
 
 # --------------------------------------------------------------------------- figures
