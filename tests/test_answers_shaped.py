@@ -404,6 +404,17 @@ def test_sleep_answer_leads_with_actual_sleep(wh):
     assert text.index("Actual sleep (time asleep)") < text.index("Time in bed (total sleep duration)")
 
 
+def test_a_sleep_day_without_a_record_still_leads_with_time_asleep(wh, values):
+    """A user review: on a day with no sleep record the answer led with time in bed labelled "Total
+    sleep duration" (9.2 h usual) and moved time asleep to the related metrics."""
+    subject, day = "ifh_affect:par_3", date(2020, 5, 10)
+    mine = values[(values.subject_id == subject) & values.metric_id.isin(["asleep_duration", "total_sleep_duration"])]
+    assert day not in set(mine.day) and (mine.day < day).any()
+    text = answer_question("How many hours did I sleep on May 10, 2020?", subject, offline=True).answer.text
+    assert text.index("Actual sleep (time asleep)") < text.index("Time in bed (total sleep duration)")
+    assert "* Total sleep duration" not in text
+
+
 def test_guidance_follows_the_subjects_instrument(wh):
     lifesnaps = answer_question("How stressed have I been this month?", "lifesnaps:621e346f67b776a24081744f",
                                 offline=True).answer.text

@@ -476,6 +476,15 @@ def render_overview(items: list[dict], names: dict[str, str], nodes: dict[str, N
     return out
 
 
+def _shown_companion(p: Node) -> Node | None:
+    """The companion described first beside primary ``p`` (time asleep beside time in bed), when it has
+    any data up to the reference day: with none in the window it still leads, saying so, so that time
+    in bed is never the first "sleep" figure (a user review: a day without a record led with 9.2 h
+    in bed labelled as total sleep)."""
+    c = p.companion
+    return c if c is not None and (c.data.n_window_days or c.data.n_history_days) else None
+
+
 def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) -> Answer:
     """Deterministic answer built from the subgraph and the question's analysis (no model).
 
@@ -510,7 +519,7 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
         lines.append("")
         lines.append("The data behind it:")
     for p in sg.primaries:
-        comp = p.companion if p.companion is not None and p.companion.data.n_window_days else None
+        comp = _shown_companion(p)
         if comp is not None:                     # actual sleep first, time in bed named as such
             lines.append(f"* {label(comp.metric_id, comp.name)} ({comp.metric_id})")
             for s in describe_node_data(comp, sg, display_unit=unit, name=label(comp.metric_id, comp.name),
@@ -527,8 +536,7 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
         if guide:
             lines.append(f"  General guidance: {guide}")
     # companions described beside their primary above (only those with data in the window are)
-    shown_with_primary = {p.companion.metric_id for p in sg.primaries
-                          if p.companion is not None and p.companion.data.n_window_days}
+    shown_with_primary = {c.metric_id for c in map(_shown_companion, sg.primaries) if c is not None}
     neigh, seen = [], {}
     for n in sg.neighbours:                     # a neighbour of two primaries is described once
         if n.metric_id in seen:
