@@ -415,6 +415,28 @@ def test_a_sleep_day_without_a_record_still_leads_with_time_asleep(wh, values):
     assert "* Total sleep duration" not in text
 
 
+def test_a_month_of_mood_labels_is_counted(wh, built_db):
+    """A user review: 27 LifeSnaps mood check-ins were answered with the last 5 label strings only.
+    The answer now counts the days each label was reported, recomputed here from metric_values."""
+    subject = "lifesnaps:621e2f9167b776a240011ccb"
+    res = answer_question("How has my mood been over the last month?", subject, offline=True)
+    per = res.parsed.resolved_period
+    con = duckdb.connect(str(built_db), read_only=True)
+    try:
+        texts = [r[0] for r in con.execute(
+            "select value_text from metric_values where subject_id = ? and metric_id = 'mood' "
+            "and day between ? and ? and value_text is not null", [subject, per.start, per.end]).fetchall()]
+    finally:
+        con.close()
+    assert len(texts) > 5
+    counts = {}
+    for t in texts:
+        for lab in {x.strip() for x in t.split(",")}:
+            counts[lab] = counts.get(lab, 0) + 1
+    top = sorted(counts, key=lambda k: (-counts[k], k))[0]
+    assert f"Labels over the {len(texts)} entries: {top} on {counts[top]} days" in " ".join(res.answer.text.split())
+
+
 def test_guidance_follows_the_subjects_instrument(wh):
     lifesnaps = answer_question("How stressed have I been this month?", "lifesnaps:621e346f67b776a24081744f",
                                 offline=True).answer.text

@@ -211,6 +211,18 @@ def measurement_note(node: Node) -> str | None:
     return text.strip(" ;,.")
 
 
+def _label_counts(entries: list[str], max_labels: int = 12) -> list[tuple[str, int]]:
+    """``[(label, days)]``, most frequent first, when the entries are lists of short labels
+    ("TENSE/ANXIOUS, TIRED", a user review asked for counts over a month of mood check-ins); empty for
+    free text (more than ``max_labels`` distinct labels, or a label longer than 30 characters)."""
+    per_day = [{lab.strip() for lab in e.split(",") if lab.strip()} for e in entries]
+    labels = {lab for day in per_day for lab in day}
+    if not labels or len(labels) > max_labels or any(len(lab) > 30 for lab in labels):
+        return []
+    counts = {lab: sum(lab in day for day in per_day) for lab in labels}
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
 def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_unit: str | None = None,
                        name: str | None = None, analysis: dict | None = None) -> list[str]:
     """Sentences about a node's data in the window (numbers from the warehouse, nothing invented)."""
@@ -239,7 +251,12 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
             return [f"No {_lc(name)} entries in {period}{last}."]
         shown = "; ".join(str(t) for t in texts[-5:])
         more = f" (the last 5 of {len(texts)} shown)" if len(texts) > 5 else ""
-        return [f"{len(texts)} {_lc(name)} entr{'y' if len(texts) == 1 else 'ies'} in {period}{more}: {shown}."]
+        out = [f"{len(texts)} {_lc(name)} entr{'y' if len(texts) == 1 else 'ies'} in {period}{more}: {shown}."]
+        counts = _label_counts([r["value_text"] for r in d.daily if r.get("value_text")])
+        if counts and len(texts) > 5:
+            out.append(f"Labels over the {len(texts)} entries: "
+                       + ", ".join(f"{lab} on {n} day{'' if n == 1 else 's'}" for lab, n in counts) + ".")
+        return out
     if d.n_window_days == 0:
         if d.n_history_days == 0:
             return [f"You have no {_lc(name)} data recorded up to {sg.reference_day.isoformat()} "
