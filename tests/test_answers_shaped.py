@@ -542,3 +542,20 @@ def test_text_metric_with_earlier_entries_is_not_no_data(wh, built_db):
     res = answer_question("How was my mood this week?", subject, as_of=days[-1], offline=True)
     in_week = [d for d in days if d > days[-1] - timedelta(days=7)]
     assert f"{len(in_week)} mood entr" in res.answer.text
+
+
+def test_hours_as_asked_but_under_an_hour_in_minutes():
+    """A user review: wake after sleep onset read "0.3 h" in an hours answer; 90 minutes = 1.5 h."""
+    from wag_cli.answer import fmt, fmt_delta
+
+    assert fmt(90, "minutes", "hours") == "1.5 h"
+    assert fmt(20.7, "minutes", "hours") == "20.7 minutes"
+    assert fmt_delta(-159, "minutes", "hours") == "-2.6 h" and fmt_delta(27, "minutes", "hours") == "+27 minutes"
+
+
+def test_a_question_about_a_month_outside_the_data_names_that_month(wh):
+    """A user review: the error named the month's last day (2019-08-31) instead of the period."""
+    from wag_cli.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"asks about 2019-08-01 to 2019-08-31 \(31 days\), outside"):
+        answer_question("How was my sleep quality in August 2019?", "pmdata:p01", offline=True)

@@ -129,14 +129,16 @@ def fmt(value: float | None, unit: str = "", display_unit: str | None = None) ->
     """Human formatting of a catalog value: 1 decimal below 100, none above; unit appended.
 
     Clock-time metrics (minutes from midnight of the wake-up day) print as HH:MM, e.g. -30 -> 23:30.
-    ``display_unit`` 'hours' shows a minutes value in hours ("6.0 h"), as the question asked.
+    ``display_unit`` 'hours' shows a minutes value of an hour or more in hours ("6.0 h"), as the question
+    asked; a shorter one stays in minutes.
     """
     if value is None:
         return "n/a"
     if is_clock_unit(unit):
         m = int(round(value)) % 1440
         return f"{m // 60:02d}:{m % 60:02d}"
-    if display_unit == "hours" and unit == "minutes":
+    if display_unit == "hours" and unit == "minutes" and abs(value) >= 60:
+        # in hours as asked; under an hour stays in minutes ("21 minutes", not "0.3 h": a user review)
         return f"{value / 60:.1f} h"
     if abs(value) >= 100 or (value == int(value) and abs(value) < 1e15):
         text = f"{value:,.0f}"
@@ -404,7 +406,9 @@ def render_trends(trends: list[dict], display_unit: str | None) -> list[str]:
     for t in trends:
         u = t.get("unit", "")
         if t["n_days"] < 3 or t.get("slope_per_week") is None:
-            out.append(f"* {t['name']}: only {t['n_days']} day(s) with data in the period, too few for a trend.")
+            n = t["n_days"]
+            out.append(f"* {t['name']}: no data in the period, so no trend." if n == 0 else
+                       f"* {t['name']}: only {n} day{'' if n == 1 else 's'} with data in the period, too few for a trend.")
             continue
         verdict = {"up": "rising (the whole interval is above zero)", "down": "falling (the whole interval is below zero)",
                    "flat": "not distinguishable from flat (the interval includes zero)"}[t["direction"] or "flat"]

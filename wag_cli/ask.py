@@ -189,7 +189,7 @@ def answer_question(
             raise UsageError(no_metric_hint(question, catalog)[0])
         if not (first <= parsed.reference_day <= last):
             raise UsageError(
-                f"the question asks about {parsed.reference_day.isoformat()}, outside {subject_id}'s data "
+                f"the question asks about {_asked_period(parsed)}, outside {subject_id}'s data "
                 f"({first.isoformat()} .. {last.isoformat()}); ask about a day inside that range"
             )
         sg = retrieve(
@@ -241,6 +241,15 @@ def _corr(rho, n, reason, n_subjects=None, as_of=None, **names) -> dict:
     if as_of is not None:
         out["as_of"] = as_of
     return out
+
+
+def _asked_period(parsed) -> str:
+    """The period a question names, for an error ('2019-08-01 to 2019-08-31 (31 days)' for "in August
+    2019"), else its reference day."""
+    per = parsed.period
+    if per is None or not per.label:
+        return parsed.reference_day.isoformat()
+    return per.describe()
 
 
 def _no_overview_reason(con: duckdb.DuckDBPyConnection, subject_id: str, parsed) -> str:
