@@ -545,12 +545,14 @@ def test_text_metric_with_earlier_entries_is_not_no_data(wh, built_db):
 
 
 def test_hours_as_asked_but_under_an_hour_in_minutes():
-    """A user review: wake after sleep onset read "0.3 h" in an hours answer; 90 minutes = 1.5 h."""
-    from wag_cli.answer import fmt, fmt_delta
+    """A user review: wake after sleep onset read "0.3 h" in an hours answer. A metric typically under
+    an hour keeps minutes for all its numbers; 90 minutes = 1.5 h."""
+    from wag_cli.answer import display_unit_for, fmt
 
     assert fmt(90, "minutes", "hours") == "1.5 h"
-    assert fmt(20.7, "minutes", "hours") == "20.7 minutes"
-    assert fmt_delta(-159, "minutes", "hours") == "-2.6 h" and fmt_delta(27, "minutes", "hours") == "+27 minutes"
+    assert display_unit_for("hours", "minutes", 20.7) is None and display_unit_for("hours", "minutes", 88.8) == "hours"
+    assert display_unit_for("hours", "bpm", 20.0) == "hours" and display_unit_for(None, "minutes", 20.7) is None
+    assert fmt(20.7, "minutes", display_unit_for("hours", "minutes", 20.7)) == "20.7 minutes"
 
 
 def test_a_question_about_a_month_outside_the_data_names_that_month(wh):
@@ -559,3 +561,16 @@ def test_a_question_about_a_month_outside_the_data_names_that_month(wh):
 
     with pytest.raises(UsageError, match=r"asks about 2019-08-01 to 2019-08-31 \(31 days\), outside"):
         answer_question("How was my sleep quality in August 2019?", "pmdata:p01", offline=True)
+
+
+def test_a_daily_amount_has_its_period_total(wh, values):
+    """A user review: "How many hours of deep sleep between D1 and D2" can mean a total; the answer
+    gave only the average. A daily amount (minutes, steps) now states the period's total too."""
+    res = answer_question("How many hours of deep sleep did I get between 2020-01-10 and 2020-01-20?",
+                          SUBJECT, offline=True)
+    s = _series(values, SUBJECT, "deep_sleep_duration", date(2020, 1, 10), date(2020, 1, 20))
+    assert len(s) > 5
+    assert f"per day over {len(s)} of 11 days with data (total {s.sum() / 60:.1f} h," in " ".join(res.answer.text.split())
+    rhr = answer_question("What was my resting heart rate this week?", SUBJECT, offline=True).answer.text
+    (line,) = [ln for ln in rhr.splitlines() if ln.strip().startswith("Resting heart rate: average")]
+    assert "per day" not in line and "total" not in line          # a rate does not add up over days

@@ -44,6 +44,8 @@ from .retrieve import Node, Subgraph
 
 # |window mean - level before the window| / its sd below this is "about your usual level"
 USUAL_BAND_SD = 0.5
+#: Catalog units of daily amounts that add up over days (a period total is meaningful).
+ADDITIVE_UNITS = ("minutes", "steps", "kcal", "m", "calls", "unlocks")
 DISCLAIMER = "This summary describes your recorded data; it is not a diagnosis or medical advice."
 
 
@@ -129,16 +131,15 @@ def fmt(value: float | None, unit: str = "", display_unit: str | None = None) ->
     """Human formatting of a catalog value: 1 decimal below 100, none above; unit appended.
 
     Clock-time metrics (minutes from midnight of the wake-up day) print as HH:MM, e.g. -30 -> 23:30.
-    ``display_unit`` 'hours' shows a minutes value of an hour or more in hours ("6.0 h"), as the question
-    asked; a shorter one stays in minutes.
+    ``display_unit`` 'hours' shows a minutes value in hours ("6.0 h"), as the question asked (callers
+    keep a metric that is typically under an hour in minutes: :func:`display_unit_for`).
     """
     if value is None:
         return "n/a"
     if is_clock_unit(unit):
         m = int(round(value)) % 1440
         return f"{m // 60:02d}:{m % 60:02d}"
-    if display_unit == "hours" and unit == "minutes" and abs(value) >= 60:
-        # in hours as asked; under an hour stays in minutes ("21 minutes", not "0.3 h": a user review)
+    if display_unit == "hours" and unit == "minutes":
         return f"{value / 60:.1f} h"
     if abs(value) >= 100 or (value == int(value) and abs(value) < 1e15):
         text = f"{value:,.0f}"
@@ -152,6 +153,15 @@ def fmt(value: float | None, unit: str = "", display_unit: str | None = None) ->
     if unit == "steps":
         return f"{text} steps"
     return text
+
+
+def display_unit_for(display_unit: str | None, unit: str, typical: float | None) -> str | None:
+    """The unit to show one metric in: the question's ('hours') unless the metric is in minutes and
+    typically under an hour (wake after sleep onset: "21 minutes", not "0.3 h"; a user review), so
+    that all of one metric's numbers share a unit."""
+    if display_unit == "hours" and unit == "minutes" and typical is not None and abs(typical) < 60:
+        return None
+    return display_unit
 
 
 def fmt_delta(value: float | None, unit: str = "", display_unit: str | None = None) -> str:
@@ -230,7 +240,7 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
     """Sentences about a node's data in the window (numbers from the warehouse, nothing invented)."""
     d = node.data
     name = name or node.name
-    u = display_unit
+    u = display_unit_for(display_unit, node.unit, d.window_mean if d.window_mean is not None else d.usual_mean)
     period = window_phrase(sg, analysis)
     if node.category == "Demographic" and d.daily:
         last = d.daily[-1]
@@ -274,9 +284,15 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
     if d.n_window_days == 1:
         out.append(f"{name}: {fmt(d.window_mean, node.unit, u)} ({d.n_window_days}{span} {days_word} with data).")
     else:
+        # a daily count or duration also has a total over the period ("how many hours ... between",
+        # a user review); mean x days with data, both from wag_node_window
+        additive = node.unit in ADDITIVE_UNITS
+        total = (f"total {fmt(d.window_mean * d.n_window_days, node.unit, u)}, "
+                 if additive and sg.window_days is not None else "")
         out.append(
-            f"{name}: average {fmt(d.window_mean, node.unit, u)} over {d.n_window_days}{span} {days_word} "
-            f"with data (lowest {fmt(d.window_min, node.unit, u)}{_on(d.window_min_day)}, "
+            f"{name}: average {fmt(d.window_mean, node.unit, u)}{' per day' if additive else ''} over "
+            f"{d.n_window_days}{span} {days_word} "
+            f"with data ({total}lowest {fmt(d.window_min, node.unit, u)}{_on(d.window_min_day)}, "
             f"highest {fmt(d.window_max, node.unit, u)}{_on(d.window_max_day)})."
         )
     mean, sd, n_base, base_words = baseline_of(node)
@@ -405,6 +421,7 @@ def render_trends(trends: list[dict], display_unit: str | None) -> list[str]:
     out = []
     for t in trends:
         u = t.get("unit", "")
+        dunit = display_unit_for(display_unit, u, t.get("first_half_mean") or t.get("second_half_mean"))
         if t["n_days"] < 3 or t.get("slope_per_week") is None:
             n = t["n_days"]
             out.append(f"* {t['name']}: no data in the period, so no trend." if n == 0 else
@@ -412,13 +429,13 @@ def render_trends(trends: list[dict], display_unit: str | None) -> list[str]:
             continue
         verdict = {"up": "rising (the whole interval is above zero)", "down": "falling (the whole interval is below zero)",
                    "flat": "not distinguishable from flat (the interval includes zero)"}[t["direction"] or "flat"]
-        out.append(f"* {t['name']}: Theil–Sen trend {fmt_delta(t['slope_per_week'], u, display_unit)} per week "
-                   f"over {t['n_days']} days with data (95% interval {fmt_delta(t['low_per_week'], u, display_unit)} "
-                   f"to {fmt_delta(t['high_per_week'], u, display_unit)} per week) — {verdict}.")
+        out.append(f"* {t['name']}: Theil–Sen trend {fmt_delta(t['slope_per_week'], u, dunit)} per week "
+                   f"over {t['n_days']} days with data (95% interval {fmt_delta(t['low_per_week'], u, dunit)} "
+                   f"to {fmt_delta(t['high_per_week'], u, dunit)} per week) — {verdict}.")
         if t.get("first_half_days") and t.get("second_half_days"):
-            out.append(f"  First half (to {t['first_half_end']}): average {fmt(t['first_half_mean'], u, display_unit)} "
+            out.append(f"  First half (to {t['first_half_end']}): average {fmt(t['first_half_mean'], u, dunit)} "
                        f"over {t['first_half_days']} days; second half (from {t['second_half_start']}): "
-                       f"{fmt(t['second_half_mean'], u, display_unit)} over {t['second_half_days']} days.")
+                       f"{fmt(t['second_half_mean'], u, dunit)} over {t['second_half_days']} days.")
     return out
 
 
@@ -443,19 +460,20 @@ def render_comparison(cmp_: dict, display_unit: str | None) -> list[str]:
         out = [f"{_period_words(a)[:1].upper()}{_period_words(a)[1:]} vs {_period_words(b)}:"]
     for m in cmp_["metrics"]:
         u = m.get("unit", "")
+        dunit = display_unit_for(display_unit, u, m["a_mean"] if m.get("a_mean") is not None else m.get("b_mean"))
         if not m["a_days"] and not m["b_days"]:
             out.append(f"* {m['name']}: no data in either period.")
             continue
-        sa = f"{fmt(m['a_mean'], u, display_unit)} over {m['a_days']} days" if m["a_days"] else "no data"
-        sb = f"{fmt(m['b_mean'], u, display_unit)} over {m['b_days']} days" if m["b_days"] else "no data"
+        sa = f"{fmt(m['a_mean'], u, dunit)} over {m['a_days']} days" if m["a_days"] else "no data"
+        sb = f"{fmt(m['b_mean'], u, dunit)} over {m['b_days']} days" if m["b_days"] else "no data"
         if m.get("difference") is None:
             diff = ""
         elif cmp_["kind"] == "before_after":
             # a = before D, b = from D: the change is what came after minus what came before
-            diff = f"; change after {b['start']}: {fmt_delta(-m['difference'], u, display_unit)}"
+            diff = f"; change after {b['start']}: {fmt_delta(-m['difference'], u, dunit)}"
         else:
             diff = (f"; difference ({a.get('label') or 'first'} minus {b.get('label') or 'second'}) "
-                    f"{fmt_delta(m['difference'], u, display_unit)}")
+                    f"{fmt_delta(m['difference'], u, dunit)}")
         out.append(f"* {m['name']}: {a.get('label') or 'first'} {sa} vs {b.get('label') or 'second'} {sb}{diff}"
                    f"{_effect_words(m, a, b, cmp_['kind'])}.")
     return out
