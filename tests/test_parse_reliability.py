@@ -46,13 +46,14 @@ def test_unknown_metric_gets_closest_candidates_not_a_guess(wh):
     res = runner.invoke(app, ["ask", "How is my resting hart rat lately, and my zorblat?", "--subject", "pmdata:p01"])
     # a close misspelling is matched (fuzzy, shown in the parse) ...
     assert res.exit_code == 0, res.output
+    # ... a term close to nothing gets no list of unrelated names (a new-user review: "Tell me
+    # something" was offered sweat rate and travel patterns), but the overview question and the list
     res = runner.invoke(app, ["ask", "How is my zorblat quotient?", "--subject", "pmdata:p01"])
-    # ... a term close to nothing is not mapped: the user gets candidates to choose from
     assert res.exit_code == 2
-    assert "did you mean" in res.output and "Ask again naming one" in res.output
+    assert "did you mean" not in res.output and "How am I doing overall?" in res.output
     out = json.loads(runner.invoke(app, ["parse", "How is my zorblat quotient?", "--subject", "pmdata:p01",
                                          "--json"]).output)
-    assert out["metrics"] == [] and len(out["closest_metrics"]) == 3
+    assert out["metrics"] == [] and out["closest_metrics"] == []
 
 
 def test_parse_reference_day_is_the_subjects_last_day_or_stated(wh):
@@ -69,3 +70,15 @@ def test_parse_reference_day_is_the_subjects_last_day_or_stated(wh):
     assert out["as_of"] == date.today().isoformat() and out["as_of_source"].startswith("today")
     out = json.loads(runner.invoke(app, ["parse", "How did I sleep?", "--as-of", "2020-01-05", "--json"]).output)
     assert out["as_of"] == "2020-01-05" and out["as_of_source"] == "--as-of"
+
+
+def test_a_near_miss_is_offered_and_unrelated_names_are_not():
+    """no_metric_hint offers only labels close to the question's words (rapidfuzz ratio >= 75)."""
+    from wag_cli.ask import no_metric_hint
+    from wag_cli.catalog import load_catalog
+
+    catalog = load_catalog()
+    msg, names = no_metric_hint("stepz yesterday", catalog)
+    assert names == ["Steps taken"] and "did you mean 'steps taken'?" in msg
+    msg, names = no_metric_hint("Tell me something", catalog)
+    assert names == [] and "How am I doing overall?" in msg

@@ -87,11 +87,22 @@ def no_metric_hint(question: str, catalog: dict, k: int = 3) -> tuple[str, list[
             s = sum(max((fuzz.ratio(p, w) for w in words), default=0.0) for p in parts) / len(parts)
             s_best = max(s_best, s)
         score[m.name] = s_best
-    best = [n for n, _s in sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))[:k]]
+    ranked = sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))
+    best = [n for n, sc in ranked[:k] if sc >= WEAK_HINT_SCORE]
+    overview = "; or ask \"How am I doing overall?\" for the metrics that stand out"
+    if not best:
+        # no word of the question is close to a metric ("Tell me something", "am I fine?"): a list of
+        # unrelated names helps nobody (a new-user review), so point to the overview and the list
+        return ("the question names no metric this warehouse knows" + overview.replace("; or", ":", 1)
+                + " (`wag sql \"select metric_id, name from nodes\"` lists the metrics)"), []
     msg = ("the question names no metric this warehouse knows; did you mean "
            + ", ".join(f"'{b.lower()}'" for b in best)
-           + "? Ask again naming one (`wag sql \"select metric_id, name from nodes\"` lists them all)")
+           + "? Ask again naming one (`wag sql \"select metric_id, name from nodes\"` lists them all)" + overview)
     return msg, best
+
+
+#: Below this rapidfuzz ratio (0-100) of the best metric label, no metric is offered as a guess.
+WEAK_HINT_SCORE = 75.0   # "Tell me something" -> 71 (sweat rate), "hart rate" -> 94 (heart rate)
 
 
 def check_subject(con: duckdb.DuckDBPyConnection, subject_id: str) -> dict:
