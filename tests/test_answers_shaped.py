@@ -574,3 +574,22 @@ def test_a_daily_amount_has_its_period_total(wh, values):
     rhr = answer_question("What was my resting heart rate this week?", SUBJECT, offline=True).answer.text
     (line,) = [ln for ln in rhr.splitlines() if ln.strip().startswith("Resting heart rate: average")]
     assert "per day" not in line and "total" not in line          # a rate does not add up over days
+
+
+@pytest.mark.parametrize("dev, words", [
+    (0.1, "about your usual level"),
+    (0.3, "slightly above your usual level (+0.3 SD)"),
+    (-0.3, "slightly below your usual level (-0.3 SD)"),
+    (0.8, "above your usual level (+0.8 SD)"),
+])
+def test_usual_level_words_use_the_comparison_cut_offs(dev, words):
+    """A user review: a before/after answer said "slightly higher" (d = 0.29) and, two lines later,
+    "about your usual level" (the old 0.5 SD band). Both now cut at 0.2 and 0.5 SD."""
+    from wag_cli.answer import compare_to_usual
+    from wag_cli.retrieve import Node, NodeData
+
+    data = NodeData(n_history_days=40, usual_mean=10.0, usual_sd=2.0, baseline_mean=10.0, baseline_sd=2.0,
+                    n_baseline_days=30, n_window_days=7, window_mean=10.0 + 2.0 * dev, baseline_dev_sd=dev)
+    node = Node(metric_id="m", name="M", unit="bpm", category="Physiological", data_kind="numeric",
+                role="primary", primary_node="m", rank=0, reason="", data=data)
+    assert compare_to_usual(node) == words

@@ -43,7 +43,9 @@ from importlib import resources
 from .retrieve import Node, Subgraph
 
 # |window mean - level before the window| / its sd below this is "about your usual level"
-USUAL_BAND_SD = 0.5
+#: |difference| in SDs below which two levels are "about the same", and below which a difference is
+#: "slight" (Cohen's conventions for small and medium effects); comparisons and "your usual level".
+SAME_EFFECT, SLIGHT_EFFECT = 0.2, 0.5
 #: Catalog units of daily amounts that add up over days (a period total is meaningful).
 ADDITIVE_UNITS = ("minutes", "steps", "kcal", "m", "calls", "unlocks")
 DISCLAIMER = "This summary describes your recorded data; it is not a diagnosis or medical advice."
@@ -207,9 +209,12 @@ def compare_to_usual(node: Node) -> str | None:
         return None
     # both deviations are computed by wag_node_window (SQL), against the baseline baseline_of chose
     dev = d.window_dev_sd if words == "up to the reference day" else d.baseline_dev_sd
-    if dev is None or abs(dev) < USUAL_BAND_SD:
+    # the same cut-offs as the comparisons' verdicts (SAME_EFFECT, SLIGHT_EFFECT), so that one answer
+    # never calls a period "slightly higher" in one line and "about usual" in the next (a user review)
+    if dev is None or abs(dev) < SAME_EFFECT:
         return "about your usual level"
-    return f"{'above' if dev > 0 else 'below'} your usual level ({dev:+.1f} SD)"
+    slight = "slightly " if abs(dev) < SLIGHT_EFFECT else ""
+    return f"{slight}{'above' if dev > 0 else 'below'} your usual level ({dev:+.1f} SD)"
 
 
 def measurement_note(node: Node) -> str | None:
@@ -479,8 +484,6 @@ def render_comparison(cmp_: dict, display_unit: str | None) -> list[str]:
     return out
 
 
-#: |Cohen's d| below which two periods are "about the same", and below which a difference is "slight".
-SAME_EFFECT, SLIGHT_EFFECT = 0.2, 0.5
 
 
 def _effect_words(m: dict, a: dict, b: dict, kind: str) -> str:
@@ -597,7 +600,9 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
             else:
                 why.append("prior knowledge")
             if n.w_local is not None:
-                why.append("unusual in this window" if (n.data.zeta or 0) >= 1 else "near its usual level in this window")
+                z = n.data.zeta
+                why.append(f"unusual in this window (zeta {z:.2f})" if (z or 0) >= 1 else
+                           f"window abnormality zeta {z:.2f}" if z is not None else "its window level")
             lines.append(f"* {n.name} — related to {' and '.join(seen[n.metric_id])} "
                          f"(w_final {n.w_final:.2f}; {', '.join(why)}).")
             if n.relationship:
