@@ -570,7 +570,12 @@ def test_a_daily_amount_has_its_period_total(wh, values):
                           SUBJECT, offline=True)
     s = _series(values, SUBJECT, "deep_sleep_duration", date(2020, 1, 10), date(2020, 1, 20))
     assert len(s) > 5
-    assert f"per day over {len(s)} of 11 days with data (total {s.sum() / 60:.1f} h," in " ".join(res.answer.text.split())
+    # "how many hours": the total leads, the average per day follows
+    assert f"total {s.sum() / 60:.1f} h over {len(s)} of 11 days with data (average {s.mean() / 60:.1f} h per day," \
+        in " ".join(res.answer.text.split())
+    # without "how many" the total follows the average
+    other = answer_question("What was my deep sleep between 2020-01-10 and 2020-01-20?", SUBJECT, offline=True)
+    assert f"per day over {len(s)} of 11 days with data (total {s.sum():,.0f} minutes," in " ".join(other.answer.text.split())
     rhr = answer_question("What was my resting heart rate this week?", SUBJECT, offline=True).answer.text
     (line,) = [ln for ln in rhr.splitlines() if ln.strip().startswith("Resting heart rate: average")]
     assert "per day" not in line and "total" not in line          # a rate does not add up over days

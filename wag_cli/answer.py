@@ -256,8 +256,11 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
         # too few days for a summary (coverage below min_window_coverage): show the days themselves
         shown = "; ".join(f"{r['day']}: {fmt(r['value'], node.unit, u)}" for r in numeric_values[-5:])
         cov = f", {d.window_coverage:.0%} of the days you usually record" if d.window_coverage is not None else ""
+        total = ""
+        if node.unit in ADDITIVE_UNITS and (analysis or {}).get("asks_total"):
+            total = f" (total of those days {fmt(sum(r['value'] for r in numeric_values), node.unit, u)})"
         return [f"{name}: only {len(numeric_values)} day{'' if len(numeric_values) == 1 else 's'} with data in "
-                f"{period}{cov} — too few for an average: {shown}."]
+                f"{period}{cov} — too few for an average: {shown}{total}."]
     texts = [f"{r['day']}: {r['value_text']}" for r in d.daily if r.get("value_text")]
     text_only = d.n_window_days == 0 and d.n_history_days == 0 and d.last_day is not None  # e.g. mood labels
     if node.data_kind == "text" or (d.n_window_days and d.window_mean is None) or (texts and not numeric_values) \
@@ -292,14 +295,19 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
         # a daily count or duration also has a total over the period ("how many hours ... between",
         # a user review); mean x days with data, both from wag_node_window
         additive = node.unit in ADDITIVE_UNITS
-        total = (f"total {fmt(d.window_mean * d.n_window_days, node.unit, u)}, "
-                 if additive and sg.window_days is not None else "")
-        out.append(
-            f"{name}: average {fmt(d.window_mean, node.unit, u)}{' per day' if additive else ''} over "
-            f"{d.n_window_days}{span} {days_word} "
-            f"with data ({total}lowest {fmt(d.window_min, node.unit, u)}{_on(d.window_min_day)}, "
-            f"highest {fmt(d.window_max, node.unit, u)}{_on(d.window_max_day)})."
-        )
+        total_value = fmt(d.window_mean * d.n_window_days, node.unit, u)
+        extremes = (f"lowest {fmt(d.window_min, node.unit, u)}{_on(d.window_min_day)}, "
+                    f"highest {fmt(d.window_max, node.unit, u)}{_on(d.window_max_day)}")
+        if additive and sg.window_days is not None and (analysis or {}).get("asks_total"):
+            # "how many steps ..." is answered by the total first (a user review)
+            out.append(f"{name}: total {total_value} over {d.n_window_days}{span} {days_word} with data "
+                       f"(average {fmt(d.window_mean, node.unit, u)} per day, {extremes}).")
+        else:
+            total = f"total {total_value}, " if additive and sg.window_days is not None else ""
+            out.append(
+                f"{name}: average {fmt(d.window_mean, node.unit, u)}{' per day' if additive else ''} over "
+                f"{d.n_window_days}{span} {days_word} with data ({total}{extremes})."
+            )
     mean, sd, n_base, base_words = baseline_of(node)
     constant = d.usual_sd is not None and d.usual_sd <= 1e-9 * max(1.0, abs(d.usual_mean or 0.0))
     if d.usual_mean is not None and d.n_history_days >= 2 and constant:

@@ -9,6 +9,8 @@ question naming no known metric) raise :class:`UsageError` with a one-line expla
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from datetime import date
 from importlib import resources
@@ -340,7 +342,10 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
     name = lambda m: (catalog[m].name if m in catalog else m)  # noqa: E731
     unit = lambda m: (catalog[m].unit if m in catalog else "")  # noqa: E731
     numeric = [m for m in metrics if m in catalog and catalog[m].data_kind == "numeric"]
-    out: dict = {"intent": parsed.intent, "period": period.to_json(), "display_unit": parsed.display_unit}
+    out: dict = {"intent": parsed.intent, "period": period.to_json(), "display_unit": parsed.display_unit,
+                 # "how many steps ...", "how much ... in total": daily amounts lead with the period total
+                 "asks_total": bool(re.search(r"\bhow (many|much)\b|\btotal\b|\baltogether\b",
+                                              getattr(parsed, "question", "") or "", re.I))}
     if getattr(parsed, "corrections", None):
         out["notes"] = ["read " + ", ".join(f'"{a}" as "{b}"' for a, b in parsed.corrections)]
     if parsed.intent == "overview":
