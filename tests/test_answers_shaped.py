@@ -598,3 +598,13 @@ def test_usual_level_words_use_the_comparison_cut_offs(dev, words):
     node = Node(metric_id="m", name="M", unit="bpm", category="Physiological", data_kind="numeric",
                 role="primary", primary_node="m", rank=0, reason="", data=data)
     assert compare_to_usual(node) == words
+
+
+def test_clock_times_name_the_day_when_it_is_not_the_wake_up_day():
+    """A user review: a bedtime of -528 minutes (15:12 the day before) and one of +872 (14:32) read
+    "lowest 15:11 ... highest 14:32" as if on one day."""
+    from wag_cli.answer import fmt
+
+    u = "minutes from local midnight of the wake-up day"
+    assert fmt(-528, u) == "15:12 (previous day)" and fmt(872, u) == "14:32"
+    assert fmt(-30, u) == "23:30 (previous day)" and fmt(1500, u) == "01:00 (next day)" and fmt(0, u) == "00:00"

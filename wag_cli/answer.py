@@ -132,7 +132,8 @@ def is_clock_unit(unit: str) -> bool:
 def fmt(value: float | None, unit: str = "", display_unit: str | None = None) -> str:
     """Human formatting of a catalog value: 1 decimal below 100, none above; unit appended.
 
-    Clock-time metrics (minutes from midnight of the wake-up day) print as HH:MM, e.g. -30 -> 23:30.
+    Clock-time metrics (minutes from midnight of the wake-up day) print as HH:MM, with the calendar day
+    when it is not the wake-up day, e.g. -30 -> "23:30 (previous day)".
     ``display_unit`` 'hours' shows a minutes value in hours ("6.0 h"), as the question asked (callers
     keep a metric that is typically under an hour in minutes: :func:`display_unit_for`).
     """
@@ -140,7 +141,10 @@ def fmt(value: float | None, unit: str = "", display_unit: str | None = None) ->
         return "n/a"
     if is_clock_unit(unit):
         m = int(round(value)) % 1440
-        return f"{m // 60:02d}:{m % 60:02d}"
+        # minutes from midnight of the wake-up day: before it is the previous calendar day (a bedtime of
+        # -528 is 15:12 the day before; a user review read "lowest 15:11 ... highest 14:32" as one day)
+        day = " (previous day)" if round(value) < 0 else " (next day)" if round(value) >= 1440 else ""
+        return f"{m // 60:02d}:{m % 60:02d}{day}"
     if display_unit == "hours" and unit == "minutes":
         return f"{value / 60:.1f} h"
     if abs(value) >= 100 or (value == int(value) and abs(value) < 1e15):
