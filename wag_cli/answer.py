@@ -48,6 +48,8 @@ from .retrieve import Node, Subgraph
 SAME_EFFECT, SLIGHT_EFFECT = 0.2, 0.5
 #: Catalog units of daily amounts that add up over days (a period total is meaningful).
 ADDITIVE_UNITS = ("minutes", "steps", "kcal", "m", "calls", "unlocks")
+#: Metrics in one of those units that are offsets or levels, not amounts (no total).
+NOT_ADDITIVE = ("midpoint_of_sleep", "sleep_onset_latency")
 DISCLAIMER = "This summary describes your recorded data; it is not a diagnosis or medical advice."
 
 
@@ -232,6 +234,14 @@ def measurement_note(node: Node) -> str | None:
     return text.strip(" ;,.")
 
 
+def _asks_total(node: Node, sg: Subgraph, analysis: dict | None) -> bool:
+    """Whether a line leads with the period total: the question asks "how many / how much" (analysis
+    ``asks_total``), the node is one it asks about (a primary), its unit is a daily amount
+    (:data:`ADDITIVE_UNITS`, minus offsets such as the sleep midpoint) and the window is a period."""
+    return bool((analysis or {}).get("asks_total")) and node.role == "primary" \
+        and node.unit in ADDITIVE_UNITS and node.metric_id not in NOT_ADDITIVE and sg.window_days is not None
+
+
 def _label_counts(entries: list[str], max_labels: int = 12) -> list[tuple[str, int]]:
     """``[(label, days)]``, most frequent first, when the entries are lists of short labels
     ("TENSE/ANXIOUS, TIRED", a user review asked for counts over a month of mood check-ins); empty for
@@ -261,7 +271,7 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
         shown = "; ".join(f"{r['day']}: {fmt(r['value'], node.unit, u)}" for r in numeric_values[-5:])
         cov = f", {d.window_coverage:.0%} of the days you usually record" if d.window_coverage is not None else ""
         total = ""
-        if node.unit in ADDITIVE_UNITS and (analysis or {}).get("asks_total"):
+        if _asks_total(node, sg, analysis):
             total = f" (total of those days {fmt(sum(r['value'] for r in numeric_values), node.unit, u)})"
         return [f"{name}: only {len(numeric_values)} day{'' if len(numeric_values) == 1 else 's'} with data in "
                 f"{period}{cov} — too few for an average: {shown}{total}."]
@@ -296,22 +306,17 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
     if d.n_window_days == 1:
         out.append(f"{name}: {fmt(d.window_mean, node.unit, u)} ({d.n_window_days}{span} {days_word} with data).")
     else:
-        # a daily count or duration also has a total over the period ("how many hours ... between",
-        # a user review); mean x days with data, both from wag_node_window
-        additive = node.unit in ADDITIVE_UNITS
-        total_value = fmt(d.window_mean * d.n_window_days, node.unit, u)
         extremes = (f"lowest {fmt(d.window_min, node.unit, u)}{_on(d.window_min_day)}, "
                     f"highest {fmt(d.window_max, node.unit, u)}{_on(d.window_max_day)}")
-        if additive and sg.window_days is not None and (analysis or {}).get("asks_total"):
-            # "how many steps ..." is answered by the total first (a user review)
-            out.append(f"{name}: total {total_value} over {d.n_window_days}{span} {days_word} with data "
+        if _asks_total(node, sg, analysis):
+            # "how many steps ..." is answered by the total first (a user review); mean x days with
+            # data, both from wag_node_window
+            out.append(f"{name}: total {fmt(d.window_mean * d.n_window_days, node.unit, u)} over "
+                       f"{d.n_window_days}{span} {days_word} with data "
                        f"(average {fmt(d.window_mean, node.unit, u)} per day, {extremes}).")
         else:
-            total = f"total {total_value}, " if additive and sg.window_days is not None else ""
-            out.append(
-                f"{name}: average {fmt(d.window_mean, node.unit, u)}{' per day' if additive else ''} over "
-                f"{d.n_window_days}{span} {days_word} with data ({total}{extremes})."
-            )
+            out.append(f"{name}: average {fmt(d.window_mean, node.unit, u)} over {d.n_window_days}{span} "
+                       f"{days_word} with data ({extremes}).")
     mean, sd, n_base, base_words = baseline_of(node)
     constant = d.usual_sd is not None and d.usual_sd <= 1e-9 * max(1.0, abs(d.usual_mean or 0.0))
     if d.usual_mean is not None and d.n_history_days >= 2 and constant:
