@@ -402,8 +402,11 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
             ["the question names only one metric, so there is no pair to correlate"])
     if parsed.intent == "influences" and numeric:
         x = numeric[0]
-        rows = fetch_dicts(con, _sql("influences.sql"), {"subject": sg.subject_id, "ref_day": t, "metric": x,
-                                                          "limit": INFLUENCES_SHOWN, **weights})
+        ranked = fetch_dicts(con, _sql("influences.sql"), {"subject": sg.subject_id, "ref_day": t, "metric": x,
+                                                            "limit": INFLUENCES_SHOWN, **weights})
+        rows = [r for r in ranked if r["weight_rank"] <= INFLUENCES_SHOWN]          # by W_global
+        own = sorted((r for r in ranked if r["own_rank"] is not None and r["own_rank"] <= INFLUENCES_SHOWN),
+                     key=lambda r: r["own_rank"])                                    # by the person's |r_s|
         neigh = []
         for r in rows:
             names = {"x": name(x).lower(), "y": name(r["node_y"]).lower(), "day": t.isoformat()}
@@ -413,8 +416,6 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
                           "population": _corr(r["r_pop_signed"], r["n_pop"], r["r_pop_reason"],
                                               n_subjects=r["n_pop_subjects"], as_of=r["pop_as_of_day"],
                                               **_pop_names(names, r["pop_as_of_day"]))})
-        own = fetch_dicts(con, _sql("influences_own.sql"), {"subject": sg.subject_id, "ref_day": t, "metric": x,
-                                                            "limit": INFLUENCES_SHOWN, **weights})
         out["influences"] = {"metric": x, "name": name(x), "as_of": t, "neighbours": neigh,
                              "own": [{"metric_id": r["node_y"], "name": name(r["node_y"]), "rho": r["r_s_signed"],
                                       "n": r["n_s"], "strength": strength_word(r["r_s_signed"])} for r in own]}

@@ -1,26 +1,45 @@
--- "What affects X most" (DESIGN.md §6, §8): X's candidate neighbours for the subject ranked by the
--- as-of global weight W_global (days <= $ref_day only, wag_edge_weights_as_of), with their own and
--- population correlations. Parameters: $subject, $ref_day (DATE), $metric (VARCHAR), $limit (INTEGER)
--- and the weight settings ($min_samples, ... $alpha_ind; RetrievalSettings.weight_params).
+-- "What affects X most" (DESIGN.md §6, §8), from one evaluation of wag_edge_weights_as_of (days <=
+-- $ref_day only): X's candidate neighbours for the subject ranked two ways, by the as-of global weight
+-- W_global (weight_rank) and by the strength of the person's own Spearman correlation |r_s| (own_rank,
+-- valid correlations only, NULL otherwise), with their own and population correlations. A row is
+-- returned when either rank is <= $limit. Parameters: $subject, $ref_day (DATE), $metric (VARCHAR),
+-- $limit (INTEGER) and the weight settings ($min_samples, ... $alpha_ind; RetrievalSettings.weight_params).
+with w as (
+    select *
+    from wag_edge_weights_as_of($subject, $ref_day, [$metric],
+        min_samples := $min_samples, min_pop_subjects := $min_pop_subjects, gamma_global := $gamma_global,
+        alpha_prior := $alpha_prior, alpha_pop := $alpha_pop, alpha_ind := $alpha_ind)
+    where node_x = $metric
+),
+
+ranked as (
+    select
+        *,
+        row_number() over (order by w_global desc, node_y) as weight_rank,
+        case when r_s_signed is not null then
+            row_number() over (partition by r_s_signed is not null order by abs(r_s_signed) desc, node_y)
+        end as own_rank
+    from w
+)
+
 select
-    w.node_y,
-    w.w_global,
-    w.fallback,
-    w.w_prior,
-    w.r_s_signed,
-    w.n_s,
-    w.r_s_reason,
-    w.r_pop_signed,
-    w.n_pop,
-    w.n_pop_subjects,
-    w.r_pop_reason,
-    w.pop_as_of_day,
+    r.node_y,
+    r.w_global,
+    r.fallback,
+    r.w_prior,
+    r.r_s_signed,
+    r.n_s,
+    r.r_s_reason,
+    r.r_pop_signed,
+    r.n_pop,
+    r.n_pop_subjects,
+    r.r_pop_reason,
+    r.pop_as_of_day,
+    r.weight_rank,
+    r.own_rank,
     e.relationship
-from wag_edge_weights_as_of($subject, $ref_day, [$metric],
-    min_samples := $min_samples, min_pop_subjects := $min_pop_subjects, gamma_global := $gamma_global,
-    alpha_prior := $alpha_prior, alpha_pop := $alpha_pop, alpha_ind := $alpha_ind) as w
+from ranked as r
 left join edges as e
-    on e.node_a = least(w.node_x, w.node_y) and e.node_b = greatest(w.node_x, w.node_y)
-where w.node_x = $metric
-order by w.w_global desc, w.node_y
-limit $limit
+    on e.node_a = least(r.node_x, r.node_y) and e.node_b = greatest(r.node_x, r.node_y)
+where r.weight_rank <= $limit or r.own_rank <= $limit
+order by r.weight_rank
