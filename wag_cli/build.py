@@ -120,26 +120,33 @@ def _stored_settings(database: Path) -> str | None:
 
 def _stored_state(database: Path) -> tuple[str | None, str | None]:
     """``(settings_hash, data_fingerprint)`` stored by the last complete ``wag build`` of ``database``;
-    ``(None, None)`` when there is none (no file, no table, unreadable), the fingerprint None when
-    the build that stored it predates it."""
+    ``(None, None)`` when there is none (no file, no table, no fingerprints of a complete run,
+    unreadable), the fingerprint None when the build that stored it predates it."""
+    row = _settings_row(database, complete=True)
+    return row.get("settings_hash"), row.get("data_fingerprint")
+
+
+def _settings_row(database: Path, *, complete: bool) -> dict:
+    """The row of :data:`SETTINGS_TABLE` in ``database`` as a dict (columns of older builds absent), or
+    ``{}`` (no file, no table, unreadable; with ``complete`` also when the fingerprints of a complete
+    run are missing, as after a hand-run ``dbt build``)."""
     import duckdb
 
     if not database.is_file():
-        return None, None
+        return {}
     try:
         con = duckdb.connect(str(database), read_only=True)
     except duckdb.Error:
-        return None, None
+        return {}
     try:
         tables = {r[0] for r in con.execute("select table_name from duckdb_tables()").fetchall()}
-        if SETTINGS_TABLE not in tables or "wag_build_fingerprints" not in tables:
-            return None, None
-        cols = {r[0] for r in con.execute(f"describe {SETTINGS_TABLE}").fetchall()}
-        fp = "data_fingerprint" if "data_fingerprint" in cols else "null"
-        row = con.execute(f"select settings_hash, {fp} from {SETTINGS_TABLE}").fetchone()
-        return (row[0], row[1]) if row else (None, None)
+        if SETTINGS_TABLE not in tables or (complete and "wag_build_fingerprints" not in tables):
+            return {}
+        cur = con.execute(f"select * from {SETTINGS_TABLE}")
+        row = cur.fetchone()
+        return dict(zip([d[0] for d in cur.description], row)) if row else {}
     except duckdb.Error:
-        return None, None
+        return {}
     finally:
         con.close()
 
@@ -182,26 +189,8 @@ def data_source_text(data_dir: Path, wide_sources: list[dict] | None = None) -> 
 
 
 def stored_data_source(database: Path) -> str | None:
-    """The data source text stored by the last complete ``wag build`` of ``database``, or None."""
-    import duckdb
-
-    if not database.is_file():
-        return None
-    try:
-        con = duckdb.connect(str(database), read_only=True)
-    except duckdb.Error:
-        return None
-    try:
-        cols = {r[0] for r in con.execute(
-            "select column_name from information_schema.columns where table_name = ?", [SETTINGS_TABLE]).fetchall()}
-        if "data_source" not in cols:
-            return None
-        row = con.execute(f"select data_source from {SETTINGS_TABLE}").fetchone()
-        return row[0] if row else None
-    except duckdb.Error:
-        return None
-    finally:
-        con.close()
+    """The data source text stored by the last ``wag build`` of ``database``, or None."""
+    return _settings_row(database, complete=False).get("data_source")
 
 
 def _store_settings(database: Path, digest: str, fingerprint: str | None = None, source: str | None = None) -> None:
