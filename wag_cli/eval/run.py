@@ -143,6 +143,16 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
     except Exception as exc:  # noqa: BLE001 - the parse is recorded, not used for retrieval
         parsed = {"error": str(exc)}
         gold_parsed = None
+    # as in `wag ask`: a subject the warehouse does not have, or a reference day outside its data, is
+    # an error for every condition, not an answer about "no data" (a query set made from another build)
+    subject_error = None
+    try:
+        span = check_subject(con, q["subject_id"])
+        if not (span["first_day"] <= q["reference_day"] <= span["last_day"]):
+            raise UsageError(f"{q['reference_day']} is outside {q['subject_id']}'s data "
+                             f"({span['first_day']} .. {span['last_day']})")
+    except UsageError as exc:
+        subject_error = exc
     cache: dict[tuple[str, str | None], tuple] = {}
     for task in tasks:
         key = (task.method, task.rank_by)
@@ -150,12 +160,8 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
         error = None
         if key not in cache:
             try:
-                # as in `wag ask`: a subject the warehouse does not have, or a reference day outside its
-                # data, is an error, not an answer about "no data" (a query set made from another build)
-                period = check_subject(con, q["subject_id"])
-                if not (period["first_day"] <= q["reference_day"] <= period["last_day"]):
-                    raise UsageError(f"{q['reference_day']} is outside {q['subject_id']}'s data "
-                                     f"({period['first_day']} .. {period['last_day']})")
+                if subject_error is not None:
+                    raise subject_error
                 kwargs = {"rank_by": task.rank_by} if task.rank_by is not None else {}
                 sg = retrieve(con, subject_id=q["subject_id"], metrics=list(q["metrics"]),
                               reference_day=q["reference_day"], window_days=q["window_days"],
