@@ -28,23 +28,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+def _two_rank_windows(group: str) -> str:
+    """Two rank() windows (one per end) per ``group`` and a Pearson correlation of the ranks per group."""
+    return f"""
+        select count(*), sum(c) from (
+            select {group}, corr(ra, rb) as c from (
+                select {group},
+                       rank() over (partition by {group} order by value_a) as ra,
+                       rank() over (partition by {group} order by value_b) as rb
+                from int_edge_paired_values)
+            group by {group})"""
+
+
 QUERIES = {
-    "individual_two_rank_windows": """
-        select count(*), sum(c) from (
-            select subject_key, edge_key, corr(ra, rb) as c from (
-                select subject_key, edge_key,
-                       rank() over (partition by subject_key, edge_key order by value_a) as ra,
-                       rank() over (partition by subject_key, edge_key order by value_b) as rb
-                from int_edge_paired_values)
-            group by subject_key, edge_key)""",
-    "pooled_two_rank_windows": """
-        select count(*), sum(c) from (
-            select dataset, edge_key, corr(ra, rb) as c from (
-                select dataset, edge_key,
-                       rank() over (partition by dataset, edge_key order by value_a) as ra,
-                       rank() over (partition by dataset, edge_key order by value_b) as rb
-                from int_edge_paired_values)
-            group by dataset, edge_key)""",
+    "individual_two_rank_windows": _two_rank_windows("subject_key, edge_key"),
+    "pooled_two_rank_windows": _two_rank_windows("dataset, edge_key"),
     # the value-count method of wag_pooled_rank_method for tied data (average ranks from a running
     # count over each edge's distinct values, joined back): the cheaper of the two where values repeat
     "pooled_value_count_ranks": """
