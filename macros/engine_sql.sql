@@ -69,7 +69,7 @@
       matching the text with 'T' turned into a space against the format with 'T' turned into a space. -#}
   {%- set spark_formats = [] -%}
   {%- for f in formats -%}
-    {%- set p = f | replace('%Y', 'yyyy') | replace('%m', 'M') | replace('%d', 'd') | replace('%H', 'H')
+    {%- set p = f | replace('%Y', 'yyyy') | replace('%y', 'yy') | replace('%m', 'M') | replace('%d', 'd') | replace('%H', 'H')
                   | replace('%M', 'm') | replace('%S', 's') | replace('T', ' ') -%}
     {%- if p not in spark_formats -%}{%- do spark_formats.append(p) -%}{%- endif -%}
   {%- endfor -%}
@@ -219,20 +219,24 @@
 {%- endmacro %}
 {% macro default__wag_unpivot(relation, columns, name_column, value_column, include_nulls=false) -%}
   unpivot {% if include_nulls %}include nulls {% endif %}{{ relation }}
-  on {% for c in columns %}{{ adapter.quote(c) }}{{ ", " if not loop.last }}{% endfor %}
+  on {% for c in columns %}{{ wag_q(c) }}{{ ", " if not loop.last }}{% endfor %}
   into name {{ name_column }} value {{ value_column }}
 {%- endmacro %}
 {% macro spark__wag_unpivot(relation, columns, name_column, value_column, include_nulls=false) -%}
   select * from {{ relation }}
   unpivot {% if include_nulls %}include nulls {% endif %}({{ value_column }} for {{ name_column }} in (
-      {%- for c in columns %}{{ adapter.quote(c) }}{{ ", " if not loop.last }}{% endfor -%}))
+      {%- for c in columns %}{{ wag_q(c) }}{{ ", " if not loop.last }}{% endfor -%}))
 {%- endmacro %}
 
 
 {% macro wag_q(name) -%}
-  {#- A quoted identifier: "name" on DuckDB, `name` on Spark (whose double quotes are string literals). -#}
-  {{- return(adapter.quote(name)) -}}
+  {#- A quoted identifier: "name" on DuckDB, `name` on Spark (whose double quotes are string literals).
+      A quote character inside the name is doubled (issue 24: CSV headers come from files, and dbt's
+      adapter.quote pastes the name between quotes as it is). -#}
+  {{- return(adapter.dispatch('wag_q', 'wag')(name)) -}}
 {%- endmacro %}
+{% macro default__wag_q(name) -%}"{{ (name | string) | replace('"', '""') }}"{%- endmacro %}
+{% macro spark__wag_q(name) -%}`{{ (name | string) | replace('`', '``') }}`{%- endmacro %}
 
 
 {% macro wag_string_agg(expr, separator, order_by, distinct=false) -%}
@@ -278,7 +282,7 @@
 
 {% macro wag_q_list(names) -%}
   {#- Quoted identifiers joined by ', '. -#}
-  {%- set out = [] -%}{%- for n in names -%}{%- do out.append(adapter.quote(n)) -%}{%- endfor -%}
+  {%- set out = [] -%}{%- for n in names -%}{%- do out.append(wag_q(n)) -%}{%- endfor -%}
   {{- return(out | join(', ')) -}}
 {%- endmacro %}
 
@@ -339,6 +343,25 @@
 {% macro spark__wag_json_values_any(json_object_expr, predicate_sql) -%}
   coalesce(exists(map_values(from_json({{ json_object_expr }}, 'map<string, string>')),
                   x -> {{ predicate_sql | replace('ITEM', 'x') }}), false)
+{%- endmacro %}
+
+
+{% macro wag_sql_string(text) -%}
+  {#- The one way a text that comes from outside the project (a path, a file or folder name, a column
+      header, a dataset name) becomes SQL (issue 24): a string literal, never pasted between quotes.
+      DuckDB: '…' with every ' doubled (backslashes are literal); Spark: wag_spark_literal (every ' and \
+      spelled chr(39) / chr(92)). -#}
+  {{- return(adapter.dispatch('wag_sql_string', 'wag')(text)) -}}
+{%- endmacro %}
+{% macro default__wag_sql_string(text) -%}'{{ (text | string) | replace("'", "''") }}'{%- endmacro %}
+{% macro spark__wag_sql_string(text) -%}{{ wag_spark_literal(text | string) }}{%- endmacro %}
+
+
+{% macro wag_glob_literal(text) -%}
+  {#- A file system path as a DuckDB file-reader argument that matches exactly that path: the glob
+      characters [ * ? of a name are escaped as [[] [*] [?] (DuckDB reads a reader's path as a glob
+      pattern), then quoted with wag_sql_string. -#}
+  {{- return(wag_sql_string((text | string) | replace('[', '[[]') | replace('*', '[*]') | replace('?', '[?]'))) -}}
 {%- endmacro %}
 
 

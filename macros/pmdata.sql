@@ -7,7 +7,8 @@
   * a day without minute rows has no row;
   * a day summing to 0 with no heart-rate-zone minutes that day is a no-wear day -> no row.
   dateTime and value are parsed by the macros of macros/quarantine.sql; a minute whose dateTime is
-  not a timestamp or whose value is not a number is listed in raw_rejected.
+  not a (plausible) timestamp or whose value is not a number, or is negative, is listed in raw_rejected
+  and left out of the day's sum.
 -#}
 {%- set hr_glob = 'pmdata/*/fitbit/time_in_heart_rate_zones.json' -%}
 {%- if wag_files_exist(minute_glob) %}
@@ -22,7 +23,9 @@ with raw as (
 minutes as (
     select pid, minute_ts, max(amount) as amount
     from raw
-    where pid <> '' and minute_ts is not null and amount is not null
+    -- a negative minute is quarantined (raw_rejected: 'value is negative'), not summed: the day keeps
+    -- its other minutes (issue 24)
+    where pid <> '' and minute_ts is not null and amount >= 0
     group by pid, minute_ts
 ),
 

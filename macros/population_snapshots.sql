@@ -95,13 +95,13 @@ from snapshot_checked
     {%- set ranks = {} -%}
     {%- for row in months.rows -%}
       {%- if row[0] not in ranks -%}
-        {%- do ranks.update({row[0]: wag_pooled_rank_method(paired, "'" ~ row[0] | replace("'", "''") ~ "'")}) -%}
+        {%- do ranks.update({row[0]: wag_pooled_rank_method(paired, wag_sql_string(row[0]))}) -%}
       {%- endif -%}
       {%- set pairs_sql -%}
         (select cast('{{ row[1] }}' as date) as snapshot_day, p.dataset, p.subject_key, p.edge_key,
                 p.value_a, p.value_b
          from {{ paired }} as p
-         where p.dataset = '{{ row[0] | replace("'", "''") }}' and p.day <= cast('{{ row[1] }}' as date))
+         where p.dataset = {{ wag_sql_string(row[0]) }} and p.day <= cast('{{ row[1] }}' as date))
       {%- endset -%}
       {%- set insert_sql -%}
         insert into {{ relation }}

@@ -6,25 +6,58 @@
   spellings and formats are read, not rejected.
 -#}
 
-{% macro wag_parse_timestamp(expr) -%}
+{% macro wag_plausible_days() -%}
+  {#- [first, last] plausible calendar day of a record, as 'YYYY-MM-DD' texts (issue 24, DESIGN.md §2):
+      var('min_plausible_day') (default 2000-01-01, before any consumer wearable in these datasets) and
+      var('max_plausible_day') (default: the build day, i.e. the UTC date dbt started, plus one day, so
+      a record stamped today in a time zone ahead of UTC is still read). A record dated outside is
+      quarantined with reason implausible_date; it never reaches metric_values or stretches a period. -#}
+  {%- set first = var('min_plausible_day', '2000-01-01') | string -%}
+  {%- set last = var('max_plausible_day', none) -%}
+  {%- if last is none -%}
+    {%- set last = (run_started_at + modules.datetime.timedelta(days=1)).strftime('%Y-%m-%d') -%}
+  {%- endif -%}
+  {{ return([first, last | string]) }}
+{%- endmacro %}
+
+
+{% macro wag_plausible(ts_expr) -%}
+  {#- `ts_expr` (a TIMESTAMP, TIMESTAMPTZ or DATE) when its calendar day lies in wag_plausible_days(); else NULL. -#}
+  {%- set days = wag_plausible_days() -%}
+  case when cast({{ ts_expr }} as date) between cast({{ wag_sql_string(days[0]) }} as date)
+                                            and cast({{ wag_sql_string(days[1]) }} as date)
+       then {{ ts_expr }} end
+{%- endmacro %}
+
+
+{% macro wag_parse_timestamp(expr, plausible=true) -%}
   {#- A local, naive TIMESTAMP from ISO text in any of the spellings wearable exporters write:
       'YYYY-MM-DD HH:MM:SS', 'YYYY-MM-DDTHH:MM:SS', with or without fractional seconds ('.000'),
       seconds, or a trailing 'Z' / UTC offset (dropped: Fitbit times are local wall clock), or a bare
-      'YYYY-MM-DD' (midnight). NULL when the text is none of these. -#}
-  {{ wag_try_strptime("regexp_replace(trim(" ~ expr ~ "), '(\\.[0-9]+)?(Z|[+-][0-9]{2}:?[0-9]{2})?$', '')",
-                      ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M', '%Y-%m-%dT%H:%M', '%Y-%m-%d']) }}
+      'YYYY-MM-DD' (midnight); and Fitbit's account-export (Takeout) spelling 'MM/DD/YY HH:MM:SS',
+      month first with a two-digit year (issue 24: the only slashed spelling with a two-digit year
+      any source here writes, so it is read month-first; '31/12/19 23:59:00' is then no date).
+      NULL when the text is none of these, and (unless plausible=false) when its day is outside
+      wag_plausible_days(). -#}
+  {%- set parsed = wag_try_strptime("regexp_replace(trim(" ~ expr ~ "), '(\\.[0-9]+)?(Z|[+-][0-9]{2}:?[0-9]{2})?$', '')",
+                      ['%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M', '%Y-%m-%dT%H:%M', '%Y-%m-%d',
+                       '%m/%d/%y %H:%M:%S']) -%}
+  {%- if plausible -%}{{ wag_plausible(parsed) }}{%- else -%}{{ parsed }}{%- endif -%}
 {%- endmacro %}
 
 
-{% macro wag_parse_date(expr) -%}
-  {#- The calendar DATE of ISO text (any spelling of wag_parse_timestamp); NULL when not a date. -#}
-  cast({{ wag_parse_timestamp(expr) }} as date)
+{% macro wag_parse_date(expr, plausible=true) -%}
+  {#- The calendar DATE of ISO text (any spelling of wag_parse_timestamp); NULL when not a date (or,
+      unless plausible=false, not a plausible one). -#}
+  cast({{ wag_parse_timestamp(expr, plausible) }} as date)
 {%- endmacro %}
 
 
-{% macro wag_parse_utc_timestamp(expr) -%}
-  {#- A TIMESTAMPTZ from ISO text with a zone ('2019-11-16T23:50:57Z', '…+01:00'); NULL otherwise. -#}
-  {{ wag_utc_text_to_timestamp('trim(' ~ expr ~ ')') }}
+{% macro wag_parse_utc_timestamp(expr, plausible=true) -%}
+  {#- A TIMESTAMPTZ from ISO text with a zone ('2019-11-16T23:50:57Z', '…+01:00'); NULL otherwise
+      (and, unless plausible=false, when its day is outside wag_plausible_days()). -#}
+  {%- set parsed = wag_utc_text_to_timestamp('trim(' ~ expr ~ ')') -%}
+  {%- if plausible -%}{{ wag_plausible(parsed) }}{%- else -%}{{ parsed }}{%- endif -%}
 {%- endmacro %}
 
 
@@ -53,21 +86,22 @@
 {%- endmacro %}
 
 
-{% macro wag_parse_dmy_date(expr) -%}
+{% macro wag_parse_dmy_date(expr, plausible=true) -%}
   {#- The DATE of day-first text 'DD/MM/YYYY' (PMData googledocs), also 'DD/MM/YYYY HH:MM:SS' and a
       dotted 'DD.MM.YYYY'; an ISO date ('YYYY-MM-DD…', any spelling of wag_parse_timestamp) is read as
-      such. NULL when the text is none of these. -#}
-  cast(coalesce(
-      {{ wag_try_strptime('trim(' ~ expr ~ ')', ['%d/%m/%Y %H:%M:%S', '%d/%m/%Y %H:%M', '%d/%m/%Y', '%d.%m.%Y %H:%M:%S', '%d.%m.%Y']) }},
-      {{ wag_parse_timestamp(expr) }}) as date)
+      such. NULL when the text is none of these (or, unless plausible=false, not a plausible day). -#}
+  {%- set parsed = 'coalesce(' ~ wag_try_strptime('trim(' ~ expr ~ ')', ['%d/%m/%Y %H:%M:%S', '%d/%m/%Y %H:%M', '%d/%m/%Y', '%d.%m.%Y %H:%M:%S', '%d.%m.%Y'])
+                   ~ ', ' ~ wag_parse_timestamp(expr, false) ~ ')' -%}
+  cast({% if plausible %}{{ wag_plausible(parsed) }}{% else %}{{ parsed }}{% endif %} as date)
 {%- endmacro %}
 
 
-{% macro wag_parse_dmy_timestamp(expr) -%}
-  {#- A naive TIMESTAMP from day-first text 'DD/MM/YYYY HH:MM:SS' (or dotted, or ISO); NULL otherwise. -#}
-  coalesce(
-      {{ wag_try_strptime('trim(' ~ expr ~ ')', ['%d/%m/%Y %H:%M:%S', '%d/%m/%Y %H:%M', '%d.%m.%Y %H:%M:%S']) }},
-      {{ wag_parse_timestamp(expr) }})
+{% macro wag_parse_dmy_timestamp(expr, plausible=true) -%}
+  {#- A naive TIMESTAMP from day-first text 'DD/MM/YYYY HH:MM:SS' (or dotted, or ISO); NULL otherwise
+      (or, unless plausible=false, outside wag_plausible_days()). -#}
+  {%- set parsed = 'coalesce(' ~ wag_try_strptime('trim(' ~ expr ~ ')', ['%d/%m/%Y %H:%M:%S', '%d/%m/%Y %H:%M', '%d.%m.%Y %H:%M:%S'])
+                   ~ ', ' ~ wag_parse_timestamp(expr, false) ~ ')' -%}
+  {% if plausible %}{{ wag_plausible(parsed) }}{% else %}{{ parsed }}{% endif %}
 {%- endmacro %}
 
 
@@ -89,28 +123,46 @@
 {%- endmacro %}
 
 
-{% macro wag_parse_as(kind, expr) -%}
+{% macro wag_check_nonnegative(expr, label) -%}
+  {#- A number below zero in a field that counts or measures an amount (steps or distance in a minute,
+      minutes, RPE): quarantined before the day is summed, so the day keeps its valid records (issue 24). -#}
+  {{ wag_reject_if(wag_parse_number(expr) ~ ' < 0', label ~ ' is negative (an amount cannot be)', expr) }}
+{%- endmacro %}
+
+
+{% macro wag_parse_as(kind, expr, plausible=true) -%}
   {#- The parsing macro of a kind of date/time field: 'date', 'timestamp', 'utc_timestamp',
       'dmy_date', 'dmy_timestamp'. -#}
-  {%- if kind == 'date' -%}{{ wag_parse_date(expr) }}
-  {%- elif kind == 'timestamp' -%}{{ wag_parse_timestamp(expr) }}
-  {%- elif kind == 'utc_timestamp' -%}{{ wag_parse_utc_timestamp(expr) }}
-  {%- elif kind == 'dmy_date' -%}{{ wag_parse_dmy_date(expr) }}
-  {%- elif kind == 'dmy_timestamp' -%}{{ wag_parse_dmy_timestamp(expr) }}
+  {%- if kind == 'date' -%}{{ wag_parse_date(expr, plausible) }}
+  {%- elif kind == 'timestamp' -%}{{ wag_parse_timestamp(expr, plausible) }}
+  {%- elif kind == 'utc_timestamp' -%}{{ wag_parse_utc_timestamp(expr, plausible) }}
+  {%- elif kind == 'dmy_date' -%}{{ wag_parse_dmy_date(expr, plausible) }}
+  {%- elif kind == 'dmy_timestamp' -%}{{ wag_parse_dmy_timestamp(expr, plausible) }}
   {%- else -%}{{ exceptions.raise_compiler_error('wag_parse_as: unknown kind ' ~ kind) }}
   {%- endif -%}
 {%- endmacro %}
 
 
+{% macro wag_check_plausible(kind, expr, label) -%}
+  {#- A date/time field that parses but whose day lies outside wag_plausible_days() (issue 24):
+      reason 'implausible_date (<label> outside <first>..<last>)'. -#}
+  {%- set days = wag_plausible_days() -%}
+  {{ wag_reject_if(wag_parse_as(kind, expr, false) ~ ' is not null and ' ~ wag_parse_as(kind, expr) ~ ' is null',
+                   'implausible_date (' ~ label ~ ' outside ' ~ days[0] ~ '..' ~ days[1] ~ ')', expr) }}
+{%- endmacro %}
+
+
 {% macro wag_check_day(expr, label, kind, format, required=true) -%}
-  {#- A date/time field: empty (when `required`: the record then has no day) or not parseable as
-      `kind` (see wag_parse_as); `format` is the expected spelling quoted in the reason. -#}
-  {%- set parsed = wag_parse_as(kind, expr) -%}
+  {#- A date/time field: empty (when `required`: the record then has no day), not parseable as
+      `kind` (see wag_parse_as; `format` is the expected spelling quoted in the reason), or parseable
+      but outside the plausible days (wag_check_plausible). -#}
+  {%- set parsed = wag_parse_as(kind, expr, false) -%}
   {%- if required -%}
   {{ wag_reject_if(wag_is_blank(expr), 'empty ' ~ label) }},
   {% endif -%}
   {{ wag_reject_if('not ' ~ wag_is_blank(expr) ~ ' and ' ~ parsed ~ ' is null',
-                   label ~ ' is not a ' ~ ('date' if 'date' in kind else 'timestamp') ~ ' (' ~ format ~ ')', expr) }}
+                   label ~ ' is not a ' ~ ('date' if 'date' in kind else 'timestamp') ~ ' (' ~ format ~ ')', expr) }},
+  {{ wag_check_plausible(kind, expr, label) }}
 {%- endmacro %}
 
 

@@ -6,9 +6,20 @@
 -#}
 
 {% macro wag_data_path(relative_path) -%}
-  {#- Absolute-or-relative path of a file under var('data_dir'), with forward slashes. -#}
+  {#- Absolute-or-relative path of a file under var('data_dir'), with forward slashes (text, not SQL:
+      use wag_data_glob in a query). -#}
   {%- set root = var('data_dir') | string -%}
   {{- return(root.rstrip('/') ~ '/' ~ relative_path.lstrip('/')) -}}
+{%- endmacro %}
+
+
+{% macro wag_data_glob(relative_glob) -%}
+  {#- The SQL string literal of the glob `relative_glob` (one of the project's own patterns) under
+      var('data_dir'): the data folder's own glob characters are escaped and every quote doubled
+      (wag_glob_literal, issue 24), so a folder name is data, never SQL or a pattern. -#}
+  {%- set root = (var('data_dir') | string).rstrip('/') -%}
+  {%- set escaped = root | replace('[', '[[]') | replace('*', '[*]') | replace('?', '[?]') -%}
+  {{- return(wag_sql_string(escaped ~ '/' ~ relative_glob.lstrip('/'))) -}}
 {%- endmacro %}
 
 
@@ -21,7 +32,7 @@
 {% macro duckdb__wag_files_exist(relative_glob) -%}
   {%- if not execute -%}{{ return(false) }}{%- endif -%}
   {%- set sql -%}
-    select count(*) as n from glob('{{ wag_data_path(relative_glob) }}')
+    select count(*) as n from glob({{ wag_data_glob(relative_glob) }})
   {%- endset -%}
   {%- set result = run_query(sql) -%}
   {{ return(result.columns[0].values()[0] | int > 0) }}
@@ -51,11 +62,11 @@
 
 {% macro default__wag_require_csv_columns(relative_glob, required, options='') -%}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
-  {%- set files = run_query("select file from glob('" ~ wag_data_path(relative_glob) ~ "') order by file") -%}
+  {%- set files = run_query("select file from glob(" ~ wag_data_glob(relative_glob) ~ ") order by file") -%}
   {%- for file in files.columns[0].values() -%}
     {%- set opts = options | replace('union_by_name = true', 'union_by_name = false') -%}
     {%- set header_sql -%}
-      select column_name from (describe select * from read_csv('{{ file }}', header = true{% if opts %}, {{ opts }}{% endif %}))
+      select column_name from (describe select * from read_csv({{ wag_glob_literal(file) }}, header = true{% if opts %}, {{ opts }}{% endif %}))
     {%- endset -%}
     {%- set header = run_query(header_sql).columns[0].values() | map('trim') | list -%}
     {%- set missing = [] -%}
@@ -70,7 +81,7 @@
 {%- endmacro %}
 
 {% macro duckdb__wag_read_csv(relative_glob, options='') -%}
-  read_csv('{{ wag_data_path(relative_glob) }}', filename = true, header = true{% if options %}, {{ options }}{% endif %})
+  read_csv({{ wag_data_glob(relative_glob) }}, filename = true, header = true{% if options %}, {{ options }}{% endif %})
 {%- endmacro %}
 
 
@@ -81,7 +92,7 @@
 {%- endmacro %}
 
 {% macro duckdb__wag_read_json(relative_glob, options='') -%}
-  read_json('{{ wag_data_path(relative_glob) }}', filename = true, format = 'array'{% if options %}, {{ options }}{% endif %})
+  read_json({{ wag_data_glob(relative_glob) }}, filename = true, format = 'array'{% if options %}, {{ options }}{% endif %})
 {%- endmacro %}
 
 
@@ -92,7 +103,7 @@
 {%- endmacro %}
 
 {% macro duckdb__wag_read_json_objects(relative_glob) -%}
-  read_json_objects('{{ wag_data_path(relative_glob) }}', filename = true, format = 'array')
+  read_json_objects({{ wag_data_glob(relative_glob) }}, filename = true, format = 'array')
 {%- endmacro %}
 
 
@@ -144,6 +155,16 @@ where value is not null
     {%- for folder in ['pmdata', 'lifesnaps', 'globem', 'ifh_affect'] -%}
       {%- if wag_files_exist(folder ~ '/**') -%}{%- do found.append(folder) -%}{%- endif -%}
     {%- endfor -%}
+    {#- a file or folder name with a control character (newline, tab) would split a subject id across
+        lines; `wag build` refuses it before dbt (wag_cli/safe_names.py), a plain dbt build here -#}
+    {%- for folder in found -%}
+      {%- set odd = run_query("select file from glob(" ~ wag_data_glob(folder ~ '/**') ~ ") "
+                              ~ "where regexp_matches(file, '[\x00-\x1f\x7f]') order by file limit 1") -%}
+      {%- if odd.rows | length > 0 -%}
+        {{ exceptions.raise_compiler_error("the name of " ~ (odd.rows[0][0] | tojson) ~ " holds a control character "
+            ~ "(a newline or tab), which no reader can take as part of a subject id; rename it (nothing was built)") }}
+      {%- endif -%}
+    {%- endfor -%}
     {%- if found | length == 0 -%}
       {{ exceptions.raise_compiler_error(
           "data folder '" ~ var('data_dir') ~ "' holds none of the dataset folders pmdata/, lifesnaps/, "
@@ -165,7 +186,7 @@ where value is not null
 
 {% macro default__wag_csv_header(relative_glob, options='') -%}
   {%- set sql -%}
-    select column_name from (describe select * from read_csv('{{ wag_data_path(relative_glob) }}', header = true{% if options %}, {{ options }}{% endif %}))
+    select column_name from (describe select * from read_csv({{ wag_data_glob(relative_glob) }}, header = true{% if options %}, {{ options }}{% endif %}))
   {%- endset -%}
   {{ return(run_query(sql).columns[0].values() | list) }}
 {%- endmacro %}

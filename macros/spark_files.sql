@@ -53,12 +53,25 @@
 {%- endmacro %}
 
 
+{% macro wag_spark_option_path(path) -%}
+  {#- A path as the string literal of a Spark reader OPTIONS clause (issue 24). OPTIONS take plain
+      literals only (no chr() concatenation), so a path holding a quote or a backslash stops the build
+      with a message naming it, instead of being pasted into the statement. -#}
+  {%- set text = path | string -%}
+  {%- if "'" in text or "\\" in text -%}
+    {{ exceptions.raise_compiler_error("cannot read " ~ text ~ " on Spark: a quote or backslash in a file or folder "
+                                       ~ "name cannot be passed to Spark's file readers; rename it, or build with the duckdb target") }}
+  {%- endif -%}
+  {{- return("'" ~ text ~ "'") -}}
+{%- endmacro %}
+
+
 {% macro wag_spark_files(relative_glob) -%}
   {#- The sorted absolute paths of the files under the data folder matching `relative_glob`
       (Spark's binaryFile source lists the folder; file contents are not read). -#}
   {%- if not execute -%}{{ return([]) }}{%- endif -%}
-  {%- do run_query("create or replace temporary view wag_data_files using binaryFile options (path '"
-                   ~ wag_spark_data_root() ~ "', recursiveFileLookup 'true')") -%}
+  {%- do run_query("create or replace temporary view wag_data_files using binaryFile options (path "
+                   ~ wag_spark_option_path(wag_spark_data_root()) ~ ", recursiveFileLookup 'true')") -%}
   {%- set result = run_query("select distinct regexp_replace(path, '^file:/*', '/') as file from wag_data_files"
                              ~ " where regexp_replace(path, '^file:/*', '/') rlike '" ~ wag_spark_glob_regex(relative_glob)
                              ~ "' order by file") -%}
@@ -88,8 +101,8 @@
   {%- set views = [] -%}
   {%- for file in wag_spark_files(relative_glob) -%}
     {%- set view = 'wag_csv_' ~ local_md5(file ~ '|' ~ delim ~ quote ~ escape) -%}
-    {%- do run_query("create or replace temporary view " ~ view ~ " using csv options (path '" ~ file
-                     ~ "', header 'true', sep '" ~ delim ~ "', quote '" ~ quote ~ "', escape '" ~ escape
+    {%- do run_query("create or replace temporary view " ~ view ~ " using csv options (path " ~ wag_spark_option_path(file)
+                     ~ ", header 'true', sep '" ~ delim ~ "', quote '" ~ quote ~ "', escape '" ~ escape
                      ~ "', mode 'PERMISSIVE')") -%}
     {%- set columns = run_query('describe ' ~ view).columns[0].values() | list -%}
     {%- do views.append({'file': file, 'view': view, 'columns': columns}) -%}
@@ -109,9 +122,9 @@
   {%- for v in views -%}
     {%- set cols = [] -%}
     {%- for c in all_columns -%}
-      {%- do cols.append(adapter.quote(c) if c in v.columns else 'cast(null as string) as ' ~ adapter.quote(c)) -%}
+      {%- do cols.append(wag_q(c) if c in v.columns else 'cast(null as string) as ' ~ wag_q(c)) -%}
     {%- endfor -%}
-    {%- do parts.append('select ' ~ (cols + ["'" ~ v.file ~ "' as filename"]) | join(', ') ~ ' from ' ~ v.view) -%}
+    {%- do parts.append('select ' ~ (cols + [wag_sql_string(v.file) ~ " as filename"]) | join(', ') ~ ' from ' ~ v.view) -%}
   {%- endfor -%}
   {{- return('(' ~ parts | join(' union all ') ~ ')') -}}
 {%- endmacro %}
@@ -133,9 +146,9 @@
   {%- endif -%}
   {%- set view = 'wag_json_' ~ local_md5(relative_glob ~ '|' ~ columns | join(',')) -%}
   {%- set ddl = [] -%}
-  {%- for c in columns -%}{%- do ddl.append(adapter.quote(c) ~ ' string') -%}{%- endfor -%}
-  {%- do run_query("create or replace temporary view " ~ view ~ " (" ~ ddl | join(', ') ~ ") using json options (path '"
-                   ~ wag_spark_data_root() ~ '/' ~ relative_glob.lstrip('/') ~ "', multiLine 'true', mode 'PERMISSIVE')") -%}
+  {%- for c in columns -%}{%- do ddl.append(wag_q(c) ~ ' string') -%}{%- endfor -%}
+  {%- do run_query("create or replace temporary view " ~ view ~ " (" ~ ddl | join(', ') ~ ") using json options (path "
+                   ~ wag_spark_option_path(wag_spark_data_root() ~ '/' ~ relative_glob.lstrip('/')) ~ ", multiLine 'true', mode 'PERMISSIVE')") -%}
   {{- return("(select *, regexp_replace(input_file_name(), '^file:/*', '/') as filename from " ~ view ~ ")") -}}
 {%- endmacro %}
 
@@ -146,8 +159,8 @@
     {{- return("(select cast(null as string) as json, cast(null as string) as filename where false)") -}}
   {%- endif -%}
   {%- set view = 'wag_jsontext_' ~ local_md5(relative_glob) -%}
-  {%- do run_query("create or replace temporary view " ~ view ~ " using text options (path '"
-                   ~ wag_spark_data_root() ~ '/' ~ relative_glob.lstrip('/') ~ "', wholetext 'true')") -%}
+  {%- do run_query("create or replace temporary view " ~ view ~ " using text options (path "
+                   ~ wag_spark_option_path(wag_spark_data_root() ~ '/' ~ relative_glob.lstrip('/')) ~ ", wholetext 'true')") -%}
   {{- return("(select element as json, filename from (select explode(from_json(value, 'array<string>')) as element, "
              ~ "regexp_replace(input_file_name(), '^file:/*', '/') as filename from " ~ view ~ "))") -}}
 {%- endmacro %}

@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import UsageError, WagError
+from .failure_rows import describe_failing_rows
+from .safe_names import check_data_names
 from .paths import db_path, project_dir
 
 DATASET_FOLDERS = ("pmdata", "lifesnaps", "globem", "ifh_affect")
@@ -242,6 +244,7 @@ def run_build(
     project = project_dir()
     database = Path(database).resolve() if database else db_path()
     check_data_dir(Path(data_dir), wide_sources)
+    check_data_names(Path(data_dir), DATASET_FOLDERS)
     dbt_vars = _dbt_vars(data_dir, wide_sources)
     check_not_locked(database)
     staging_dir = _claim_staging(database)
@@ -337,7 +340,10 @@ def _invoke_dbt(project: Path, database: Path, data_dir: Path, dbt_vars: dict,
         out.n_nodes += 1
         out.status_counts[status] = out.status_counts.get(status, 0) + 1
         if status in ("error", "fail"):
-            out.failures.append((r.node.name, _one_line(r.message or "")))
+            where = ""
+            if status == "fail" and getattr(r.node, "resource_type", None) == "test":
+                where = describe_failing_rows(database, getattr(r.node, "compiled_code", None))
+            out.failures.append((r.node.name, _one_line(r.message or "") + where))
     return out
 
 

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from .errors import UsageError
+from .safe_names import glob_escape, sql_string
 
 REQUIRED = ("participant_id", "date")
 _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
@@ -22,6 +23,33 @@ _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
 
 def _describe(d: dict) -> str:
     return f"delimiter {d['delim']!r}, quote {d['quote']!r}, decimal {d['decimal']!r}, UTF-8, header row"
+
+
+def _check_header(con, p: str, dialect: dict) -> None:
+    """Raise :class:`UsageError` (one line: the file, the column, the fix) when the header row of the
+    wide CSV at ``p`` has an empty name or a name twice (compared trimmed, ignoring case, as metric
+    names are matched). DuckDB would load a second ``steps`` as ``steps_1`` and an empty name as
+    ``column3``, silently (issue 24 item 4)."""
+    import duckdb
+
+    lit = sql_string
+    try:
+        row = con.execute(f"select * from read_csv({lit(glob_escape(p))}, header = false, all_varchar = true, "
+                          f"delim = {lit(dialect['delim'])}, quote = {lit(dialect['quote'])}, "
+                          f"escape = {lit(dialect['quote'])}) limit 1").fetchone()
+    except duckdb.Error:
+        return  # the full read below names the failure
+    seen: dict[str, int] = {}
+    for i, cell in enumerate(row or (), start=1):
+        name = (cell or "").lstrip("\ufeff").strip()
+        if not name:
+            raise UsageError(f"{p}: line 1 (the header), column {i} has no name; name it or delete the column "
+                             "(a wide export needs one named column per metric)")
+        key = name.casefold()
+        if key in seen:
+            raise UsageError(f"{p}: line 1 (the header) names column {name!r} twice (columns {seen[key]} and {i}); "
+                             "rename or delete one of them (nothing was built)")
+        seen[key] = i
 
 
 def resolve_wide_dialect(path: Path, declared: dict | None = None) -> dict:
@@ -40,19 +68,18 @@ def resolve_wide_dialect(path: Path, declared: dict | None = None) -> dict:
         dialect = {"delim": ",", "quote": '"', "decimal": "."}
         if not {"delim", "quote"} <= declared.keys():
             try:
-                row = con.execute("select Delimiter, Quote from sniff_csv(?)", [p]).fetchone()
+                row = con.execute("select Delimiter, Quote from sniff_csv(?)", [glob_escape(p)]).fetchone()
             except duckdb.Error as exc:
                 raise UsageError(f"{p}: cannot read as CSV (sniffing the delimiter and quote failed: "
                                  f"{str(exc).splitlines()[0]}); save it as UTF-8 CSV with a header row") from None
             dialect["delim"] = row[0] or ","
             dialect["quote"] = row[1] if row[1] and row[1] != "(empty)" else '"'
         dialect.update(declared)
-        def lit(text: str) -> str:
-            return "'" + text.replace("'", "''") + "'"
-
-        sql = (f"select * from read_csv({lit(p)}, header = true, all_varchar = true, "
+        lit = sql_string
+        sql = (f"select * from read_csv({lit(glob_escape(p))}, header = true, all_varchar = true, "
                f"delim = {lit(dialect['delim'])}, quote = {lit(dialect['quote'])}, escape = {lit(dialect['quote'])}) "
                "limit 200")
+        _check_header(con, p, dialect)
         try:
             cur = con.execute(sql)
             cols = [d[0].strip() for d in cur.description]

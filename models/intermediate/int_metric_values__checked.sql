@@ -3,7 +3,9 @@
 -- joined ('; ', distinct, sorted). A numeric value outside the catalog's [physical_min, physical_max]
 -- is a device error or a sentinel: it is rejected (kept in metric_values_rejected), not loaded; so is
 -- a non-numeric cell of a wide export in a numeric metric; so is a wear-dependent activity value on a
--- day whose wear evidence shows less than var('min_wear_hours') of wear (int_wear_days, DESIGN.md §2).
+-- day whose wear evidence shows less than var('min_wear_hours') of wear (int_wear_days, DESIGN.md §2);
+-- so is any row dated outside wag_plausible_days() (before 2000-01-01 or after the build day; issue 24).
+{%- set plausible = wag_plausible_days() %}
 with wear_days as (
     select * from {{ ref('int_wear_days') }}
 ),
@@ -35,6 +37,10 @@ select
     c.is_wide,
     k.metric_id is not null as is_known_metric,
     case
+        -- the native readers quarantine such records with their locator (raw_rejected); this catches
+        -- what no reader dates itself, e.g. a wide export's row or a shifted GLOBEM sleep day (issue 24)
+        when c.day not between cast({{ wag_sql_string(plausible[0]) }} as date) and cast({{ wag_sql_string(plausible[1]) }} as date)
+            then 'implausible_date (outside {{ plausible[0] }}..{{ plausible[1] }})'
         when k.metric_id is null then 'metric_id not in metric_catalog'
         when w.is_worn = false and c.metric_id in ('{{ var("wear_dependent_metrics") | join("', '") }}')
             then 'non-wear day: ' || cast(round(w.wear_minutes) as integer) || ' min of wear ('

@@ -44,11 +44,16 @@ select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (logId ' || 
     {{ wag_reject_if('not (' ~ wag_is_blank('coalesce(f.mainSleep, f.isMainSleep)') ~ ') and coalesce('
                      ~ wag_parse_flag('f.mainSleep') ~ ', ' ~ wag_parse_flag('f.isMainSleep') ~ ') is null',
                      'main-sleep flag is not true/false', 'coalesce(f.mainSleep, f.isMainSleep)') }},
-    {{ wag_reject_if(wag_parse_timestamp('f.dateOfSleep') ~ ' is null and ' ~ wag_parse_timestamp('f.endTime') ~ ' is null',
+    {{ wag_reject_if(wag_parse_timestamp('f.dateOfSleep', false) ~ ' is null and ' ~ wag_parse_timestamp('f.endTime', false) ~ ' is null',
                      'no day: neither dateOfSleep nor endTime is a date (YYYY-MM-DD[ HH:MM:SS])',
                      "coalesce(f.dateOfSleep, '') || ' / ' || coalesce(f.endTime, '')") }},
+    {%- set sleep_day = 'coalesce(' ~ wag_parse_date('f.dateOfSleep', false) ~ ', ' ~ wag_parse_date('f.endTime', false) ~ ')' %}
+    {%- set days = wag_plausible_days() %}
+    {{ wag_reject_if(sleep_day ~ ' is not null and ' ~ wag_plausible(sleep_day) ~ ' is null',
+                     'implausible_date (dateOfSleep / endTime outside ' ~ days[0] ~ '..' ~ days[1] ~ ')',
+                     "coalesce(f.dateOfSleep, '') || ' / ' || coalesce(f.endTime, '')") }},
     {%- for col in ['startTime', 'endTime'] %}
-    {{ wag_reject_if('not ' ~ wag_is_blank('f.' ~ col) ~ ' and ' ~ wag_parse_timestamp('f.' ~ col) ~ ' is null',
+    {{ wag_reject_if('not ' ~ wag_is_blank('f.' ~ col) ~ ' and ' ~ wag_parse_timestamp('f.' ~ col, false) ~ ' is null',
                      col ~ ' is not a timestamp (YYYY-MM-DD[ T]HH:MM:SS)', 'f.' ~ col) }},
     {%- endfor %}
     {%- for col in sleep_numbers %}
@@ -75,8 +80,9 @@ where coalesce({{ wag_parse_flag('f.mainSleep') }}, {{ wag_parse_flag('f.isMainS
 select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '') as locator,
        raw, {{ wag_nonnull_rows_open() }}
     {{ wag_reject_if(wag_is_blank('date_time'), 'empty dateTime') }},
-    {{ wag_reject_if('not ' ~ wag_is_blank('date_time') ~ ' and ' ~ wag_parse_date('date_time') ~ ' is null',
+    {{ wag_reject_if('not ' ~ wag_is_blank('date_time') ~ ' and ' ~ wag_parse_date('date_time', false) ~ ' is null',
                      'dateTime is not a date (YYYY-MM-DD[ HH:MM:SS])', 'date_time') }},
+    {{ wag_check_plausible('date', 'date_time', 'dateTime') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('bpm') ~ ' and ' ~ wag_parse_number('bpm') ~ ' is null',
                      'value.value is not a number', 'bpm') }}
   {{ wag_nonnull_rows_close() }} as rejection
@@ -95,8 +101,9 @@ from (
 select 'pmdata' as dataset, filename, 'line ' || (n + 1) as locator,
        raw, {{ wag_nonnull_rows_open() }}
     {{ wag_reject_if(wag_is_blank('effective_time_frame'), 'empty effective_time_frame') }},
-    {{ wag_reject_if('not ' ~ wag_is_blank('effective_time_frame') ~ ' and ' ~ wag_parse_utc_timestamp('effective_time_frame') ~ ' is null',
+    {{ wag_reject_if('not ' ~ wag_is_blank('effective_time_frame') ~ ' and ' ~ wag_parse_utc_timestamp('effective_time_frame', false) ~ ' is null',
                      'effective_time_frame is not a timestamp with zone (YYYY-MM-DDTHH:MM:SSZ)', 'effective_time_frame') }},
+    {{ wag_check_plausible('utc_timestamp', 'effective_time_frame', 'effective_time_frame') }},
     {%- for col in items %}
     {{ wag_reject_if('not ' ~ wag_is_blank(col) ~ ' and ' ~ wag_parse_number(col) ~ ' is null',
                      col ~ ' is not a number', col) }}{{ "," if not loop.last }}
@@ -115,8 +122,9 @@ from (
 select 'pmdata' as dataset, filename, 'line ' || (n + 1) || coalesce(' (sleep_log_entry_id ' || nullif(trim(sleep_log_entry_id), '') || ')', '') as locator,
        raw, {{ wag_nonnull_rows_open() }}
     {{ wag_reject_if(wag_is_blank(wag_q('timestamp')), 'empty timestamp') }},
-    {{ wag_reject_if('not ' ~ wag_is_blank(wag_q('timestamp')) ~ ' and ' ~ wag_parse_timestamp(wag_q('timestamp')) ~ ' is null',
+    {{ wag_reject_if('not ' ~ wag_is_blank(wag_q('timestamp')) ~ ' and ' ~ wag_parse_timestamp(wag_q('timestamp'), false) ~ ' is null',
                      'timestamp is not a timestamp (YYYY-MM-DDTHH:MM:SS[Z])', wag_q('timestamp')) }},
+    {{ wag_check_plausible('timestamp', wag_q('timestamp'), 'timestamp') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('overall_score') ~ ' and ' ~ wag_parse_number('overall_score') ~ ' is null',
                      'overall_score is not a number', 'overall_score') }}
   {{ wag_nonnull_rows_close() }} as rejection
@@ -133,11 +141,13 @@ from (
 select 'pmdata' as dataset, filename, 'line ' || (n + 1) as locator,
        raw, {{ wag_nonnull_rows_open() }}
     {{ wag_reject_if(wag_is_blank('end_date_time'), 'empty end_date_time') }},
-    {{ wag_reject_if('not ' ~ wag_is_blank('end_date_time') ~ ' and ' ~ wag_parse_utc_timestamp('end_date_time') ~ ' is null',
+    {{ wag_reject_if('not ' ~ wag_is_blank('end_date_time') ~ ' and ' ~ wag_parse_utc_timestamp('end_date_time', false) ~ ' is null',
                      'end_date_time is not a timestamp with zone (YYYY-MM-DDTHH:MM:SSZ)', 'end_date_time') }},
+    {{ wag_check_plausible('utc_timestamp', 'end_date_time', 'end_date_time') }},
     {%- for col in ['perceived_exertion', 'duration_min'] %}
     {{ wag_reject_if('not ' ~ wag_is_blank(col) ~ ' and ' ~ wag_parse_number(col) ~ ' is null',
-                     col ~ ' is not a number', col) }}{{ "," if not loop.last }}
+                     col ~ ' is not a number', col) }},
+    {{ wag_check_nonnegative(col, col) }}{{ "," if not loop.last }}
     {%- endfor %}
   {{ wag_nonnull_rows_close() }} as rejection
 from (
@@ -156,8 +166,9 @@ from (
 {%- set part -%}
 select 'globem' as dataset, filename, 'line ' || (n + 1) || ' (pid ' || coalesce(pid, '') || ', ' || item || ')' as locator,
        raw, {{ wag_nonnull_rows_open() }}
-    {{ wag_reject_if(wag_parse_date(wag_q('date')) ~ ' is null',
+    {{ wag_reject_if(wag_parse_date(wag_q('date'), false) ~ ' is null',
                      'date is not a date (YYYY-MM-DD)', wag_q('date')) }},
+    {{ wag_check_plausible('date', wag_q('date'), 'date') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('raw_value') ~ ' and ' ~ wag_parse_number('raw_value') ~ ' is null',
                      'survey answer is not a number', 'raw_value') }}
   {{ wag_nonnull_rows_close() }} as rejection
@@ -186,7 +197,8 @@ from (
 {%- endset %}
 {%- do parts.append(wag_rejections('pmdata', rel,
         "'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '')", 'raw_json',
-        [wag_check_day('date_time', 'dateTime', kind, format), wag_check_number('v', 'value')])) %}
+        [wag_check_day('date_time', 'dateTime', kind, format), wag_check_number('v', 'value')]
+        + ([wag_check_nonnegative('v', 'value')] if kind == 'timestamp' else []))) %}
 {%- endfor %}
 
 {%- set zones_glob = 'pmdata/*/fitbit/time_in_heart_rate_zones.json' -%}
@@ -330,7 +342,7 @@ with rejected as (
 select
     cast(dataset as string) as dataset,
     cast({{ wag_path_slashes('filename') }} as string) as full_path,
-    cast(substr({{ wag_path_slashes('filename') }}, length('{{ wag_file_root() }}') + 2) as string) as file,
+    cast(substr({{ wag_path_slashes('filename') }}, length({{ wag_sql_string(wag_file_root()) }}) + 2) as string) as file,
     cast(locator as string) as locator,
     cast(raw as string) as raw_text,
     cast(rejection.reason as string) as reason,

@@ -61,9 +61,9 @@ typed as (
         pid,
         trim(logId) as log_id,
         -- startTime uses a space, endTime a 'T' and '.000': both read by wag_parse_timestamp
-        {{ wag_parse_timestamp('startTime') }} as start_ts,
-        {{ wag_parse_timestamp('endTime') }} as end_ts,
-        {{ wag_parse_timestamp('dateOfSleep') }} as date_of_sleep,
+        {{ wag_parse_timestamp('startTime', false) }} as start_ts,
+        {{ wag_parse_timestamp('endTime', false) }} as end_ts,
+        {{ wag_parse_timestamp('dateOfSleep', false) }} as date_of_sleep,
         {{ wag_parse_number('minutesToFallAsleep') }} as minutes_to_fall_asleep,
         {{ wag_parse_number('minutesAsleep') }} as minutes_asleep,
         {{ wag_parse_number('minutesAwake') }} as minutes_awake,
@@ -88,7 +88,8 @@ deduped as (
 main_sleep as (
     select
         *,
-        cast(coalesce(date_of_sleep, cast(end_ts as date)) as date) as day
+        -- an implausible day (issue 24, wag_plausible_days) is no day: raw_rejected lists the log
+        cast({{ wag_plausible('coalesce(cast(date_of_sleep as date), cast(end_ts as date))') }} as date) as day
     from deduped
     where is_main
 ),

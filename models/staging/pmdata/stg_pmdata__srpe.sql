@@ -29,7 +29,8 @@ with raw as (
 sessions as (
     select pid, {{ wag_local_day('ended_at', tz) }} as day, rpe * duration_min as load
     from raw
-    where pid <> '' and ended_at is not null and rpe is not null and duration_min is not null
+    -- a negative RPE or duration is quarantined (raw_rejected), not summed (issue 24)
+    where pid <> '' and ended_at is not null and rpe >= 0 and duration_min >= 0
 )
 
 select

@@ -35,11 +35,11 @@ where false
 {%- if s.dataset is not defined or s.path is not defined %}
 {{ exceptions.raise_compiler_error("wide_sources entries need keys 'dataset' and 'path', got: " ~ s) }}
 {%- endif %}
-{%- set delim = (s.delim if s.delim is defined and s.delim else ',') | replace("'", "''") -%}
-{%- set quote = (s.quote if s.quote is defined and s.quote else '"') | replace("'", "''") -%}
+{%- set delim = wag_sql_string(s.delim if s.delim is defined and s.delim else ',') -%}
+{%- set quote = wag_sql_string(s.quote if s.quote is defined and s.quote else '"') -%}
 {%- set decimal_comma = s.decimal is defined and s.decimal == ',' %}
 select
-    '{{ s.dataset | replace("'", "''") }}' as dataset,
+    {{ wag_sql_string(s.dataset) }} as dataset,
     source_row,
     participant_id,
     date_text,
@@ -56,8 +56,8 @@ from (
         {{ wag_q('date') }} as date_text,
         columns(* exclude (participant_id, {{ wag_q('date') }}))
     from read_csv(
-        '{{ s.path | replace("'", "''") }}',
-        header = true, all_varchar = true, delim = '{{ delim }}', quote = '{{ quote }}', escape = '{{ quote }}'
+        {{ wag_glob_literal(s.path) }},
+        header = true, all_varchar = true, delim = {{ delim }}, quote = {{ quote }}, escape = {{ quote }}
     )
 )
 unpivot include nulls (raw_value for column_name in (columns(* exclude (source_row, participant_id, date_text))))
