@@ -605,8 +605,14 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
         neigh.append(n)
     if neigh:
         lines.append("")
-        heading = "ranked by w_final" if len(sg.primaries) <= 1 else "for each metric asked about, ranked by w_final"
-        lines.append(f"Related metrics the graph retrieved ({heading}):")
+        # StaticGraph ranks by the general graph's prior, FullContext lists every other metric unranked
+        # (the evaluation's baselines, wag_cli/eval/conditions.py); WAG by w_final
+        weight = {"static": "w_prior"}.get(sg.method, "w_final")
+        heading = f"ranked by {weight}" if len(sg.primaries) <= 1 else f"for each metric asked about, ranked by {weight}"
+        if sg.method == "full":
+            lines.append("Your other metrics with data in this period (not ranked):")
+        else:
+            lines.append(f"Related metrics the graph retrieved ({heading}):")
         for n in neigh:
             why = []
             if n.r_s_signed is not None and n.n_s:
@@ -620,8 +626,12 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
                 z = n.data.zeta
                 why.append(f"unusual in this window (zeta {z:.2f})" if (z or 0) >= 1 else
                            f"window abnormality zeta {z:.2f}" if z is not None else "its window level")
-            lines.append(f"* {n.name} — related to {' and '.join(seen[n.metric_id])} "
-                         f"(w_final {n.w_final:.2f}; {', '.join(why)}).")
+            if sg.method == "full":
+                lines.append(f"* {n.name}")
+            else:
+                w = n.w_prior if sg.method == "static" else n.w_final
+                lines.append(f"* {n.name} — related to {' and '.join(seen[n.metric_id])} "
+                             f"({weight} {w:.2f}; {', '.join(why)}).")
             if n.relationship:
                 lines.append(f"  Why it matters: {n.relationship}")
             if n.metric_id in shown_with_primary:     # its data is already shown beside the primary

@@ -173,6 +173,15 @@ def _edges_table(neigh: list[Node], pooled=None) -> list[str]:
     return out
 
 
+def _static_edges_table(neigh: list[Node]) -> list[str]:
+    """StaticGraph's edges block: the general graph's prior weight only (DESIGN.md §10)."""
+    out = ["edges (primary | neighbour | rank | w_prior | relationship):"]
+    for n in neigh:
+        out.append(" | ".join([n.primary_node, n.metric_id, str(n.rank), num(n.w_prior),
+                               " ".join((n.relationship or "-").split())]))
+    return out
+
+
 def _value(r: dict) -> str:
     if r.get("value") is not None:
         return num(r["value"])
@@ -245,7 +254,7 @@ def _render(question: str, sg: Subgraph, analysis: dict | None, plan: _Plan, met
 
         lines.append("measured:")
         lines += [f"{n.metric_id}: {measurement_note(n)}" for n in uniq if n.measurement]
-    if method in ("rag", "wag"):
+    if method in ("rag", "wag", "static", "full"):
         know = []
         for n in uniq:
             mode = plan.knowledge.get(n.metric_id, "full")
@@ -258,6 +267,8 @@ def _render(question: str, sg: Subgraph, analysis: dict | None, plan: _Plan, met
     neigh = [n for n in sg.neighbours if n.metric_id not in plan.dropped]
     if method == "wag" and neigh:
         lines += _edges_table(neigh, sg.population_as_of)
+    elif method == "static" and neigh:
+        lines += _static_edges_table(neigh)
     daily, weekly = [], []
     for n in uniq:
         mode = plan.daily.get(n.metric_id, "daily")
@@ -359,22 +370,32 @@ def answer_context(question: str, sg: Subgraph, analysis: dict | None = None, *,
 
 
 def full_context(con, sg: Subgraph, catalog) -> Subgraph:
-    """FullContext for ``sg``'s subject and window: every catalog metric with data in the window as a
-    node (data only, no knowledge or edges), from the same ``node_window.sql`` as retrieval."""
+    """FullContext for ``sg``'s subject and window (DESIGN.md §10; the authors' FullContextProcessor):
+    ``sg``'s primary metrics first (role primary, even without data in the window), then every other
+    catalog metric with data in the window (role neighbour, by metric id, no weights), each with its
+    knowledge (description, range, advice) as WAG's nodes have it; from the same ``node_window.sql``
+    as retrieval. Method ``'full'``, budget 0."""
     from .db import fetch_dicts
     from .retrieve import _node_data, _sql
 
     rows = fetch_dicts(con, _sql("node_window.sql"), {
         "subject": sg.subject_id, "metrics": list(catalog), "ref_day": sg.reference_day,
         "window_days": sg.window_days})
+    by_id = {r.pop("metric_id"): r for r in rows}
+    primary_ids = [n.metric_id for n in sg.primaries if n.metric_id in catalog]
+    first = primary_ids[0] if primary_ids else None
     nodes = []
-    for r in rows:
-        if not r.get("n_window_days"):
-            continue
-        mid = r.pop("metric_id")
+
+    def node(mid: str, role: str, rank: int) -> Node:
         m = catalog[mid]
-        nodes.append(Node(metric_id=mid, name=m.name, unit=m.unit, category=m.category, data_kind=m.data_kind,
-                          role="primary", primary_node=mid, rank=0, reason="full context", data=_node_data(r)))
+        return Node(metric_id=mid, name=m.name, unit=m.unit, category=m.category, data_kind=m.data_kind,
+                    role=role, primary_node=mid if role == "primary" else first, rank=rank,
+                    reason="full context", description=m.description, normal_range=m.normal_range,
+                    recommendations=m.recommendations, data=_node_data(by_id.get(mid, {})))
+
+    nodes += [node(mid, "primary", 0) for mid in primary_ids]
+    others = sorted(mid for mid, r in by_id.items() if r.get("n_window_days") and mid not in primary_ids)
+    nodes += [node(mid, "neighbour", i) for i, mid in enumerate(others, start=1)]
     return Subgraph(subject_id=sg.subject_id, method="full", reference_day=sg.reference_day,
                     window_days=sg.window_days, openness=sg.openness, budget=0, nodes=nodes,
                     rank_by=sg.rank_by, as_of=sg.as_of)

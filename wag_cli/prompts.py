@@ -110,14 +110,23 @@ _EXTRA = {
         "most relevant neighbours for context; correlations are associations, not causes; skip "
         "neighbours that add nothing."
     ),
+    "static": (
+        "The metrics form a subgraph from a general health knowledge graph: role \"primary\" = asked "
+        "about; \"neighbour\" = a related metric chosen by the graph's general prior weight (w_prior in "
+        "the \"edges\" table), not from this person's data. \"knowledge\" lines hold description, range "
+        "and advice. Start from the primaries, then use the neighbours that help; skip those that add nothing."
+    ),
     "full": (
-        "Every metric the person has data for in the period is given, with no background knowledge."
+        "Every metric the person has data for in the period is given: role \"primary\" = asked about, "
+        "the others are all the rest of their data (not ranked), with the \"knowledge\" lines "
+        "(description, range, advice). Use what is relevant to the question."
     ),
 }
 
-#: Answer conditions plus ``full`` (FullContext: all of the subject's metrics in the window, data only),
-#: whose prompt size bounds WAG's (DESIGN.md §10 prompts).
-CONTEXT_METHODS = METHODS + ("full",)
+#: Answer conditions plus the evaluation's baselines ``static`` (StaticGraph: neighbours by the prior
+#: alone) and ``full`` (FullContext: all of the subject's metrics in the window, whose prompt size also
+#: bounds WAG's; DESIGN.md §10 prompts).
+CONTEXT_METHODS = METHODS + ("static", "full")
 
 _ANSWER_INSTRUCTION = {m: _ANSWER_COMMON.format(extra=_EXTRA[m]) for m in CONTEXT_METHODS}
 

@@ -5,7 +5,10 @@ stored in ``eval_answers`` with what it was given:
 
 =========  ==================================================================================
 main       ``base`` (primary metrics' data only), ``rag`` (primary nodes' knowledge + data),
-           ``wag`` (the full subgraph, neighbours ranked by w_final)
+           ``static`` (StaticGraph: WAG's budget and format, neighbours ranked by the prior alone,
+           no personal signal), ``full`` (FullContext: every metric with data in the window, never
+           trimmed), ``wag`` (the full subgraph, neighbours ranked by w_final); the authors' five
+           (wag_cli/eval/conditions.py)
 exp_g      WAG with neighbours ranked by ``p_prior`` (W_prior), ``w_pop``, ``w_ind``, ``w_global``
            (conditions w_prior, w_pop, w_ind, w_global; §6: where o or i is NULL the SQL falls back
            to p)
@@ -39,11 +42,19 @@ from .tokens import answer_messages, estimate_tokens
 
 #: experiment -> ((condition, method, rank_by), ...); rank_by None = no neighbours (budget 0).
 EXPERIMENTS: dict[str, tuple[tuple[str, str, str | None], ...]] = {
-    "main": (("base", "base", None), ("rag", "rag", None), ("wag", "wag", "w_final")),
+    "main": (("base", "base", None), ("rag", "rag", None), ("static", "static", "p_prior"),
+             ("full", "full", None), ("wag", "wag", "w_final")),
     "exp_g": (("w_prior", "wag", "p_prior"), ("w_pop", "wag", "w_pop"), ("w_ind", "wag", "w_ind"),
               ("w_global", "wag", "w_global")),
     "exp_l": (("w_global", "wag", "w_global"), ("w_local", "wag", "w_local"), ("w_final", "wag", "w_final")),
 }
+
+
+#: condition method -> the retrieval it starts from (StaticGraph: WAG's, ranked by the prior;
+#: FullContext: RAG's primaries, extended by wag_cli.eval.conditions)
+RETRIEVAL_METHOD = {"static": "wag", "full": "rag"}
+#: a token budget no prompt reaches: FullContext is never trimmed
+UNTRIMMED = 10**9
 
 
 def experiments_for(choice: str) -> list[str]:
@@ -120,7 +131,8 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
     from ..answer import model_answer, offline_answer
     from ..ask import check_subject, question_analysis
     from ..errors import UsageError
-    from ..context import full_context
+    from ..context import DEFAULT_BUDGET, full_context
+    from .conditions import full_context_condition, static_graph
     from ..dates import rolling
     from ..parse import parse
     from ..retrieve import retrieve
@@ -165,17 +177,29 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
                 kwargs = {"rank_by": task.rank_by} if task.rank_by is not None else {}
                 sg = retrieve(con, subject_id=q["subject_id"], metrics=list(q["metrics"]),
                               reference_day=q["reference_day"], window_days=q["window_days"],
-                              openness=float(q["openness"]), method=task.method, catalog=catalog, **kwargs)
+                              openness=float(q["openness"]), method=RETRIEVAL_METHOD.get(task.method, task.method),
+                              catalog=catalog, **kwargs)
+                if task.method == "static":
+                    sg = static_graph(sg)
+                elif task.method == "full":
+                    sg = full_context_condition(con, sg, catalog)
                 analysis = (question_analysis(con, gold_parsed, sg, catalog, metrics=list(q["metrics"]))
                             if gold_parsed is not None else None)
                 full = full_context(con, sg, catalog) if task.method == "wag" else None
+                # FullContext is never trimmed (DESIGN.md §10): its size is recorded, and noted when it
+                # exceeds the budget the other conditions fit in
+                budget = UNTRIMMED if task.method == "full" else None
                 if client is not None:
-                    ans = model_answer(question, sg, client, analysis, full=full)
+                    ans = model_answer(question, sg, client, analysis, full=full, budget=budget)
                 else:
                     ans = offline_answer(question, sg, analysis)
                 sg_json = sg.to_json(include_knowledge=task.method != "base")
-                tokens = estimate_tokens(answer_messages(question, sg, analysis, full=full))
-                cache[key] = (ans.text, ans.source, ans.note, sg_json, tokens, None)
+                tokens = estimate_tokens(answer_messages(question, sg, analysis, full=full, budget=budget))
+                note = ans.note
+                if task.method == "full" and tokens > DEFAULT_BUDGET:
+                    note = "; ".join(filter(None, [note, f"FullContext prompt {tokens} tokens exceeds the "
+                                                         f"{DEFAULT_BUDGET}-token budget (not trimmed)"]))
+                cache[key] = (ans.text, ans.source, note, sg_json, tokens, None)
             except Exception as exc:  # noqa: BLE001 - one failed condition must not stop the run
                 cache[key] = (None, "error", None, None, None, f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
         text, source, note, sg_json, tokens, error = cache[key]
