@@ -41,6 +41,7 @@ def queries_cmd(
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of categories, openness and phrasings (default: the tuples' eval_seed)."),
     offline: bool = typer.Option(False, "--offline", help="Use the offline phrasings even when a model is configured."),
     jsonl: Optional[Path] = typer.Option(None, "--jsonl", help="Also export the queries as JSON lines to this file."),
+    gl_n: Optional[int] = typer.Option(None, "--gl-n", help="Queries wanted for Exp-G and Exp-L each (DESIGN §10): single-metric tuples beyond --n are examined as extra candidates until each dataset has its share of queries whose weightings retrieve pairwise distinct neighbours."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
     """Turn the query tuples into questions of the nine categories (QueryGen) and store them in eval_queries."""
@@ -62,11 +63,27 @@ def queries_cmd(
             task = prog.add_task("QueryGen" + (f" ({client.chat_model})" if client else " (offline)"), total=len(tuples))
             rows = generate(tuples, seed=seed_used, catalog=catalog, client=client,
                             on_done=lambda _r: prog.advance(task))
+            extra_rows, verdicts = [], {}
+            if gl_n is not None:
+                from .selection_extras import oversample
+
+                with warehouse() as con:
+                    extra_rows, verdicts = oversample(con, rows, load_tuples(con, None), gl_n, seed=seed_used,
+                                                      catalog=catalog, client=client, progress=prog)
         con_e = connect_eval()
         try:
-            replace_queries(con_e, rows, kinds=("single", "multi"))
+            replace_queries(con_e, rows + extra_rows, kinds=("single", "multi"))
+            if gl_n is not None:
+                from .selection import store_selection
+
+                for exp, vs in verdicts.items():
+                    store_selection(con_e, exp, vs)
+            else:
+                con_e.execute("delete from eval_selection")   # recomputed over the new set by `wag eval run`
+            selection = _selection_rows(con_e)
         finally:
             con_e.close()
+        rows = rows + extra_rows
         if jsonl:
             export_jsonl(rows, jsonl)
         elapsed = time.perf_counter() - started
@@ -75,7 +92,8 @@ def queries_cmd(
         by_cat[r["category"]] = by_cat.get(r["category"], 0) + 1
     failed = sum(r["gen_status"] == "fallback" for r in rows)
     summary = {"n": len(rows), "seed": seed_used, "eval_db": str(eval_db_path()), "by_category": by_cat,
-               "model_failed": failed, "jsonl": str(jsonl) if jsonl else None, "seconds": round(elapsed, 2)}
+               "model_failed": failed, "jsonl": str(jsonl) if jsonl else None, "seconds": round(elapsed, 2),
+               "gl_only": sum(r.get("in_main") is False for r in rows), "selection": selection}
     if as_json:
         cli._print_json(summary)
         return
@@ -92,6 +110,7 @@ def queries_cmd(
         cli.console.print(line)
     if jsonl:
         cli.console.print(f"exported to {jsonl}")
+    _print_selection(selection)
 
 
 # --------------------------------------------------------------------------- parse
@@ -154,6 +173,38 @@ def parse_cmd(
 # --------------------------------------------------------------------------- run
 
 
+def _ensure_selection(con, con_e, queries: list[dict], experiment: str) -> set[str]:
+    """The Exp-G/L query ids of ``experiment``: the stored selection when it covers ``queries``'
+    candidates, else computed now over them (every qualified one) and stored (DESIGN.md §10)."""
+    from .selection import is_candidate, select_queries, selected_ids, store_selection
+
+    ids = {q["query_id"] for q in queries if is_candidate(q)}
+    stored = selected_ids(con_e, experiment)
+    if stored and stored <= {q["query_id"] for q in queries}:
+        return stored & ids
+    verdicts = select_queries(con, queries, experiment)
+    store_selection(con_e, experiment, verdicts)
+    return {v.query_id for v in verdicts if v.selected}
+
+
+def _selection_rows(con_e) -> list[dict]:
+    from .selection import selection_summary
+
+    return selection_summary(con_e)
+
+
+def _print_selection(rows: list[dict]) -> None:
+    """Exp-G / Exp-L: candidates, qualified and selected per dataset (every run prints it)."""
+    if not rows:
+        return
+    t = Table(title="Exp-G / Exp-L query selection (single-metric, pairwise distinct neighbours)")
+    for c in ("experiment", "dataset", "candidates", "qualified", "selected"):
+        t.add_column(c, justify="right" if c in ("candidates", "qualified", "selected") else "left")
+    for r in rows:
+        t.add_row(r["experiment"], r["dataset"], str(r["candidates"]), str(r["qualified"]), str(r["selected"]))
+    _cli().console.print(t)
+
+
 def stale_warnings(con, con_e, queries: list[dict]) -> list[str]:
     """Warnings when the stored query set does not belong to the warehouse being read: subjects the
     warehouse no longer has, or a warehouse file rebuilt after the queries were generated (their
@@ -213,7 +264,12 @@ def run_cmd(
                 raise WagError("no queries yet: run `wag eval queries` (and `wag eval gold`) first", exit_code=2)
             if limit is not None:
                 queries = queries[:limit]
-            tasks = plan(con_e, queries, exps, stats)
+            selected = {}
+            with warehouse() as con:
+                for exp in (e for e in exps if e != "main"):
+                    selected[exp] = _ensure_selection(con, con_e, queries, exp)
+            selection = _selection_rows(con_e)
+            tasks = plan(con_e, queries, exps, stats, selected)
             started = time.perf_counter()
             with warehouse() as con:
                 catalog = load_catalog(con)
@@ -235,10 +291,11 @@ def run_cmd(
     summary = {"planned": stats.planned, "stored": stats.stored, "skipped_already_stored": stats.skipped,
                "errors": stats.errors, "interrupted": interrupted,
                "seconds": round(elapsed, 2), "by_condition": stats.by_condition,
-               "model_usage": getattr(client, "usage", None) if client else None}
+               "model_usage": getattr(client, "usage", None) if client else None, "selection": selection}
     if as_json:
         cli._print_json(summary)
     else:
+        _print_selection(selection)
         cli.console.print(
             f"{stats.stored} answers stored, {stats.skipped} already stored (skipped), {stats.errors} errors"
             f" in {elapsed:.1f} s" + (" — [yellow]interrupted; run again to resume[/]" if interrupted else ""))

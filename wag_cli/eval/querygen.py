@@ -77,14 +77,28 @@ def period_phrase(window_label: str, reference_day: date, seed: int, key: str) -
                        date_long=f"{reference_day:%B} {reference_day.day}, {reference_day.year}")
 
 
+#: categories that need more than one day (DESIGN.md §10: no trend, comparison or relationship
+#: over a 1-day window)
+MULTI_DAY_CATEGORIES = ("Trend Analysis", "Comparative Insight", "Metric Relationships")
+
+
+def fits_window(category: str, window_days: int | None) -> bool:
+    """False for a trend, comparison or relationship over a 1-day window (DESIGN.md §10)."""
+    return not (window_days == 1 and category in MULTI_DAY_CATEGORIES)
+
+
 def assign_categories(tuples: list[QueryTuple], seed: int) -> dict[str, str]:
-    """``{tuple_id: category}``: per kind, a seeded order dealt the nine categories in turn."""
+    """``{tuple_id: category}``: per kind, a seeded order dealt the nine categories in turn; a 1-day
+    tuple dealt a category that needs several days (:func:`fits_window`) takes the next one that fits."""
     out: dict[str, str] = {}
     for kind in ("single", "multi"):
         group = sorted((t for t in tuples if t.kind == kind), key=lambda t: draw(seed, t.tuple_id, "category"))
         offset = draw(seed, kind) % len(CATEGORIES)
         for i, t in enumerate(group):
-            out[t.tuple_id] = CATEGORIES[(i + offset) % len(CATEGORIES)]
+            j = 0
+            while not fits_window(CATEGORIES[(i + offset + j) % len(CATEGORIES)], t.window_days):
+                j += 1
+            out[t.tuple_id] = CATEGORIES[(i + offset + j) % len(CATEGORIES)]
     return out
 
 
@@ -223,12 +237,13 @@ def query_id(tuple_id: str, seed: int, question: str) -> str:
 
 
 def generate(tuples: list[QueryTuple], *, seed: int, catalog: dict[str, Metric], client=None,
-             on_done=None) -> list[dict]:
+             on_done=None, categories: dict[str, str] | None = None) -> list[dict]:
     """Questions for ``tuples`` as ``eval_queries`` rows (dicts with every gold field).
 
     ``client`` None = offline. ``on_done(row)`` is called after each question (progress).
+    ``categories`` (``{tuple_id: category}``) overrides :func:`assign_categories` over ``tuples``.
     """
-    categories = assign_categories(tuples, seed)
+    categories = categories or assign_categories(tuples, seed)
     rows = []
     for t in tuples:
         category = categories[t.tuple_id]

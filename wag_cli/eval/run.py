@@ -89,13 +89,20 @@ class RunStats:
 
 
 def plan(eval_con: duckdb.DuckDBPyConnection, queries: list[dict], experiments: list[str],
-         stats: RunStats) -> list[Task]:
-    """Tasks not yet stored, in query order (gold queries: main only)."""
+         stats: RunStats, selected: dict[str, set[str]] | None = None) -> list[Task]:
+    """Tasks not yet stored, in query order. ``main`` takes every query except the Exp-G/L-only
+    candidates (``in_main`` false); ``exp_g``/``exp_l`` take the query ids in ``selected[exp]``
+    (wag_cli/eval/selection.py; without an entry, the single-metric tuple questions)."""
+    from .selection import is_candidate
+
+    selected = selected or {}
     done = set(eval_con.execute("select query_id, experiment, condition from eval_answers").fetchall())
     tasks = []
     for q in queries:
         for exp in experiments:
-            if q["kind"] == "gold" and exp != "main":
+            if exp == "main" and q.get("in_main") is False:
+                continue
+            if exp != "main" and not (q["query_id"] in selected[exp] if exp in selected else is_candidate(q)):
                 continue
             for cond, method, rank_by in EXPERIMENTS[exp]:
                 stats.planned += 1

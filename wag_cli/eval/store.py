@@ -22,6 +22,12 @@ Tables (created on first use, never dropped by the CLI):
 ``eval_judgements``  one row per (query, experiment, judge, pass, criterion, condition): rank 1..N
                      (Safety: 1 = safe, 0 = not), valid = false when the judge's reply was not a
                      permutation after its retries (rank NULL then).
+``eval_selection``   one row per (candidate query, experiment) of Exp-G / Exp-L (DESIGN.md §10,
+                     wag_cli/eval/selection.py): whether the conditions' neighbour sets are pairwise
+                     distinct (qualified), whether it was selected (balanced over datasets), the
+                     reason and the sets. eval_queries.in_main = false marks a single-metric question
+                     generated only as an Exp-G/L candidate (``wag eval queries --gl-n``), which the
+                     main experiment leaves out.
 ``eval_gold_scores`` one row per (query, condition): expected and extracted value, tolerance, correct;
                      gold_kind, expected_text / found_text (ISO days for max_day/min_day), rule.
 """
@@ -98,6 +104,17 @@ alter table eval_queries add column if not exists gen_attempts integer;
 alter table eval_queries add column if not exists gen_note varchar;
 alter table eval_queries add column if not exists tuple_order integer;
 alter table eval_answers add column if not exists elapsed_ms double;
+alter table eval_queries add column if not exists in_main boolean;
+create table if not exists eval_selection (
+    query_id        varchar,
+    experiment      varchar,          -- 'exp_g' | 'exp_l'
+    dataset         varchar,
+    qualified       boolean,          -- the conditions' neighbour sets are pairwise distinct
+    selected        boolean,          -- in the experiment (balanced over datasets)
+    reason          varchar,
+    neighbour_sets  json,             -- {condition: [neighbour ids]}
+    primary key (query_id, experiment)
+);
 alter table eval_gold_scores add column if not exists gold_kind varchar;
 alter table eval_gold_scores add column if not exists expected_text varchar;
 alter table eval_gold_scores add column if not exists found_text varchar;
@@ -124,7 +141,7 @@ def connect_eval(path: Path | None = None) -> duckdb.DuckDBPyConnection:
 QUERY_COLUMNS = (
     "query_id", "tuple_id", "kind", "dataset", "subject_id", "metrics", "reference_day", "window_days",
     "abnormal_level", "category", "openness", "question", "generator", "seed", "gold_kind", "gold_value",
-    "gold_detail", "phrasing_id", "gen_status", "gen_attempts", "gen_note", "tuple_order",
+    "gold_detail", "phrasing_id", "gen_status", "gen_attempts", "gen_note", "tuple_order", "in_main",
 )
 
 
