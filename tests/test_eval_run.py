@@ -38,19 +38,26 @@ def test_run_stores_every_condition_and_skips_stored(env):
     _invoke("eval", "queries", "--n", "3", "--offline", "--jsonl", str(env.parent / "q.jsonl"))
     assert len((env.parent / "q.jsonl").read_text().splitlines()) == 3
     out = json.loads(_invoke("eval", "run", "--limit", "2", "--offline", "--json").stdout)
-    assert out["stored"] == 2 * N_CONDITIONS and out["skipped_already_stored"] == 0 and out["errors"] == 0
+    # Exp-G / Exp-L answer only the selected queries (DESIGN.md §10): the stored selection says which
+    con = duckdb.connect(str(env), read_only=True)
+    first2 = [r[0] for r in con.execute("select query_id from eval_queries order by tuple_order, query_id limit 2").fetchall()]
+    n_sel = {e: n for e, n in con.execute("select experiment, count(*) filter (where selected) from eval_selection"
+                                          " where list_contains(?, query_id) group by 1", [first2]).fetchall()}
+    con.close()
+    expected = 2 * len(EXPERIMENTS["main"]) + sum(n_sel.get(e, 0) * len(EXPERIMENTS[e]) for e in ("exp_g", "exp_l"))
+    assert out["stored"] == expected and out["skipped_already_stored"] == 0 and out["errors"] == 0
     again = json.loads(_invoke("eval", "run", "--limit", "2", "--offline", "--json").stdout)
-    assert again["stored"] == 0 and again["skipped_already_stored"] == 2 * N_CONDITIONS
+    assert again["stored"] == 0 and again["skipped_already_stored"] == expected
 
     con = duckdb.connect(str(env), read_only=True)
     rows = con.execute("select a.*, q.question, q.metrics as q_metrics, q.window_days as q_window"
                        " from eval_answers a join eval_queries q using (query_id)").df()
     con.close()
-    assert len(rows) == 2 * N_CONDITIONS
+    assert len(rows) == expected
     for exp, conds in EXPERIMENTS.items():
         for cond, method, rank_by in conds:
             sub = rows[(rows["experiment"] == exp) & (rows["condition"] == cond)]
-            assert len(sub) == 2, (exp, cond)
+            assert len(sub) == (2 if exp == "main" else n_sel.get(exp, 0)), (exp, cond)
             for r in sub.itertuples():
                 assert r.answer and r.source == "offline"
                 ctx = json.loads(r.context)
@@ -61,15 +68,19 @@ def test_run_stores_every_condition_and_skips_stored(env):
                 assert ctx["retrieval"]["metrics"] == list(r.q_metrics)
                 assert "metrics" in ctx["parse"]
                 assert {n["metric_id"] for n in ctx["nodes"] if n["role"] == "primary"} <= set(r.q_metrics)
-                if method != "wag":
+                if method in ("base", "rag"):
                     assert ctx["edges"] == [] and all(n["role"] == "primary" for n in ctx["nodes"])
+                if method == "static":   # StaticGraph: ranked by the prior, no personal signal
+                    assert all(n.get("w_final") is None and n.get("r_s_signed") is None
+                               for n in ctx["nodes"] if n["role"] == "neighbour")
                 assert len(ctx["edges"]) == sum(n["role"] == "neighbour" for n in ctx["nodes"])
                 # prompt size: the compact, budgeted prompt of the answer step (wag_cli.context), whose
                 # fixed part is the method's instructions in the build_messages frame
                 system, instruction = prompts.answer_prompt(method)
                 fixed = math.ceil(sum(len(m["content"]) for m in build_messages(
                     system, instruction, "", data_format="text")) / 4)
-                assert fixed < r.prompt_tokens <= 4096 - 640
+                # FullContext is never trimmed (DESIGN.md §10): only the others fit the budget
+                assert fixed < r.prompt_tokens and (method == "full" or r.prompt_tokens <= 4096 - 640)
 
 
 def test_interrupted_run_keeps_stored_answers(env):
@@ -84,7 +95,7 @@ def test_interrupted_run_keeps_stored_answers(env):
         queries = read_queries(con_e)[:1]
         stats = RunStats()
         tasks = plan(con_e, queries, ["main"], stats)
-        assert len(tasks) == 3
+        assert len(tasks) == len(EXPERIMENTS["main"])
 
         def stop_after_two(_task, seen=[]):
             seen.append(_task)
@@ -96,7 +107,7 @@ def test_interrupted_run_keeps_stored_answers(env):
                 answer_query_tasks(con, con_e, group, catalog=load_catalog(con), stats=stats, on_done=stop_after_two)
         assert con_e.execute("select count(*) from eval_answers").fetchone()[0] == 2
         left = plan(con_e, queries, ["main"], RunStats())
-        assert [t.condition for t in left] == ["wag"]
+        assert [t.condition for t in left] == [c for c, _m, _r in EXPERIMENTS["main"][2:]]
     finally:
         con_e.close()
 
@@ -111,20 +122,20 @@ def test_model_conditions_use_the_model_and_report_usage(env, stub_openai, monke
     monkeypatch.setenv("WAG_LLM_RETRIES", "0")
     stub_openai.default_reply = reply_text("Your numbers look steady this week.")
     out = json.loads(_invoke("eval", "run", "--experiment", "main", "--json").stdout)
-    assert out["stored"] == 3 and out["errors"] == 0
+    assert out["stored"] == len(EXPERIMENTS["main"]) and out["errors"] == 0
     # one QueryParse call (its reply is unusable, so the offline parse is recorded) + one per condition
-    assert out["model_usage"]["requests"] == 4
+    assert out["model_usage"]["requests"] == 1 + len(EXPERIMENTS["main"])
     con = duckdb.connect(str(env), read_only=True)
     rows = con.execute("select condition, answer, source, context from eval_answers order by condition").fetchall()
     con.close()
-    assert [r[0] for r in rows] == ["base", "rag", "wag"]
+    assert [r[0] for r in rows] == sorted(c for c, _m, _r in EXPERIMENTS["main"])
     for cond, answer, source, context in rows:
         # the reply, then the same "not a diagnosis" line as offline answers (issue 11 item 5)
         assert answer == "Your numbers look steady this week.\n\n" + DISCLAIMER and source.startswith("model:")
         assert "fallback_reason" in json.loads(context)["parse"]
     # every condition got the same frame: the answer prompt of its method, the question, the subgraph
     chats = [b for b in stub_openai.bodies() if "response_format" not in b]
-    assert len(chats) == 3
+    assert len(chats) == len(EXPERIMENTS["main"])
     assert all("Data block" in b["messages"][1]["content"] for b in chats)
 
 
@@ -150,7 +161,7 @@ def test_conditions_answer_the_question_shape_like_wag_ask(env):
             where q.gold_kind = 'spearman'""").fetchall()
     finally:
         con.close()
-    assert {r[0] for r in rows} == {"base", "rag", "wag"}
+    assert {r[0] for r in rows} == {c for c, _m, _r in EXPERIMENTS["main"]}
     for condition, correct, expected, answer in rows:
         assert f"{expected:+.2f}" in answer, (condition, expected, answer[:400])
         assert correct, condition
