@@ -35,21 +35,16 @@ filtering, edges, daily or weekly rows) within a token budget, through :class:`w
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 
 from .retrieve import Node, Subgraph
+from .wording import (ADDITIVE_UNITS, NOT_ADDITIVE, _lc, answer_words, display_unit_for, fmt, fmt_delta, guidance_for,  # noqa: F401
+                      is_clock_unit, label, reason_text, strength_word)
 
 # |window mean - level before the window| / its sd below this is "about your usual level"
 #: |difference| in SDs below which two levels are "about the same", and below which a difference is
 #: "slight" (Cohen's conventions for small and medium effects); comparisons and "your usual level".
 SAME_EFFECT, SLIGHT_EFFECT = 0.2, 0.5
-#: Catalog units of daily amounts that add up over days (a period total is meaningful).
-ADDITIVE_UNITS = ("minutes", "steps", "kcal", "m", "calls", "unlocks")
-#: Metrics in one of those units that are offsets or levels, not amounts (no total).
-NOT_ADDITIVE = ("midpoint_of_sleep", "sleep_onset_latency")
 DISCLAIMER = "This summary describes your recorded data; it is not a diagnosis or medical advice."
 
 
@@ -63,123 +58,6 @@ class Answer:
     prompt_tokens: int | None = None   # estimated size of the model prompt (wag_cli.context)
     trimmed: list[str] | None = None   # what the prompt left out to fit its budget
     cached: bool = False               # the model reply came from the reply cache
-
-
-@lru_cache(maxsize=1)
-def answer_words() -> dict:
-    """The wording data of answers (``wag_cli/data/answer_text.toml``): strength bands, reasons,
-    instrument names, labels."""
-    return tomllib.loads(resources.files("wag_cli").joinpath("data", "answer_text.toml").read_text(encoding="utf-8"))
-
-
-def strength_word(rho: float | None) -> str | None:
-    """'negligible' | 'weak' | 'moderate' | 'strong' for |rho| (bands in answer_text.toml); None for None."""
-    if rho is None:
-        return None
-    for band in answer_words()["strength"]:
-        if abs(rho) < band["below"]:
-            return band["word"]
-    return answer_words()["strength"][-1]["word"]
-
-
-def reason_text(code: str, **names) -> str:
-    """The sentence for a missing-correlation reason code (answer_text.toml ``[reasons]``)."""
-    template = answer_words()["reasons"].get(code) or answer_words()["reasons"]["no_estimate"]
-    return template.format(**names)
-
-
-def guidance_for(text: str | None, measurement: str | None) -> str:
-    """The clauses of a catalog guidance text that fit the subject's instrument.
-
-    ``text`` is a catalog ``normal_range`` or ``recommendations``; clauses are separated by ';'. A
-    clause naming an instrument of answer_text.toml ``[instruments]`` (PMSys, PSS-4, Fitbit, Oura, ...)
-    is kept only when ``measurement`` (metric_sources, the subject's dataset) names the same
-    instrument; other clauses are kept. Returns '' when nothing fits.
-    """
-    if not text:
-        return ""
-    names = answer_words()["instruments"]["names"]
-    meas = (measurement or "").lower()
-    kept = []
-    for clause in (c.strip() for c in text.split(";")):
-        if not clause:
-            continue
-        named = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", clause.lower())]
-        if named and not any(re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", meas) for n in named):
-            continue
-        kept.append(clause)
-    out = "; ".join(kept).strip()
-    if out and not out.endswith("."):
-        out += "."
-    return out[0].upper() + out[1:] if out else ""
-
-
-def label(node_id: str, name: str) -> str:
-    """Answer label of a metric (answer_text.toml ``[labels]``, else its catalog name)."""
-    return answer_words()["labels"].get(node_id, name)
-
-
-def _lc(name: str) -> str:
-    """Lower-case a name for use mid-sentence, keeping acronyms ("HRV RMSSD", "VO2 Max")."""
-    words = name.split()
-    return " ".join(w if (len(w) > 1 and w[1].isupper()) or any(ch.isdigit() for ch in w) else w.lower()
-                    for w in words)
-
-
-def is_clock_unit(unit: str) -> bool:
-    """Bedtime metrics are minutes relative to local midnight of the wake-up day (catalog unit)."""
-    return unit.startswith("minutes from")
-
-
-def fmt(value: float | None, unit: str = "", display_unit: str | None = None) -> str:
-    """Human formatting of a catalog value: 1 decimal below 100, none above; unit appended.
-
-    Clock-time metrics (minutes from midnight of the wake-up day) print as HH:MM, with the calendar day
-    when it is not the wake-up day, e.g. -30 -> "23:30 (previous day)".
-    ``display_unit`` 'hours' shows a minutes value in hours ("6.0 h"), as the question asked (callers
-    keep a metric that is typically under an hour in minutes: :func:`display_unit_for`).
-    """
-    if value is None:
-        return "n/a"
-    if is_clock_unit(unit):
-        m = int(round(value)) % 1440
-        # minutes from midnight of the wake-up day: before it is the previous calendar day (a bedtime of
-        # -528 is 15:12 the day before; a user review read "lowest 15:11 ... highest 14:32" as one day)
-        day = " (previous day)" if round(value) < 0 else " (next day)" if round(value) >= 1440 else ""
-        return f"{m // 60:02d}:{m % 60:02d}{day}"
-    if display_unit == "hours" and unit == "minutes":
-        return f"{value / 60:.1f} h"
-    if abs(value) >= 100 or (value == int(value) and abs(value) < 1e15):
-        text = f"{value:,.0f}"
-    elif abs(value) >= 1 or value == 0:
-        text = f"{value:.1f}"
-    else:
-        text = f"{value:.3g}"                      # 0-1 indices and small deviations keep 3 digits
-    unit = re.sub(r"\s*\(.*?\)", "", unit)          # "index (0-1)" -> "index"
-    if unit and unit not in ("score", "text", "count", "steps"):
-        return f"{text} {unit}"
-    if unit == "steps":
-        return f"{text} steps"
-    return text
-
-
-def display_unit_for(display_unit: str | None, unit: str, typical: float | None) -> str | None:
-    """The unit to show one metric in: the question's ('hours') unless the metric is in minutes and
-    typically under an hour (wake after sleep onset: "21 minutes", not "0.3 h"; a user review), so
-    that all of one metric's numbers share a unit."""
-    if display_unit == "hours" and unit == "minutes" and typical is not None and abs(typical) < 60:
-        return None
-    return display_unit
-
-
-def fmt_delta(value: float | None, unit: str = "", display_unit: str | None = None) -> str:
-    """A signed difference or slope in the metric's unit ('+12 minutes', '-0.5 h'); clock units in min."""
-    if value is None:
-        return "n/a"
-    sign = "+" if value > 0 else "-" if value < 0 else ""          # an exact 0 has no sign ("0", not "±0")
-    if is_clock_unit(unit):
-        return f"{sign}{abs(value):.0f} min"
-    return sign + fmt(abs(value), unit, display_unit)
 
 
 def window_phrase(sg: Subgraph, analysis: dict | None = None) -> str:
@@ -335,6 +213,16 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
         sd_txt = f" ± {fmt(d.usual_sd, sd_unit, u)}" if d.usual_sd else ""
         out.append(f"Over all {d.n_history_days} days up to {sg.reference_day.isoformat()}: "
                    f"{fmt(d.usual_mean, node.unit, u)}{sd_txt}.")
+    rows = (analysis or {}).get("findings")
+    if rows is not None:
+        # one baseline in the whole answer (DESIGN.md §11): unusual = 2 SD or more from the level before
+        # the period (sql/findings.sql), partial days left out; a primary's are in the verdict already
+        f = next((r for r in rows if r["metric_id"] == node.metric_id and r["primary_node"] == node.primary_node), None)
+        days = (f or {}).get("unusual_days") or []
+        if days and node.role != "primary":
+            parts = [f"{x['day']} ({fmt(x['value'], node.unit, u)}, {x['z']:+.1f} SD)" for x in days[:max_days + 3]]
+            out.append("Unusual days (2 SD or more from your usual before this period): " + ", ".join(parts) + ".")
+        return out
     notable = sorted((r for r in d.daily if r.get("z") is not None and r.get("value") is not None),
                      key=lambda r: (-r["z"], str(r["day"])))[:max_days]
     notable = [r for r in notable if r["z"] >= 1.0]
@@ -550,14 +438,15 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
     ``analysis``: the dict of :func:`wag_cli.ask.question_analysis` (module docstring); without it
     the answer describes the subgraph only.
     """
+    from .answer_verdict import verdict_lines
+    from .findings import from_rows
+
     analysis = analysis or {}
     unit = analysis.get("display_unit")
     lines: list[str] = []
-    per = analysis.get("period")
-    lead = f"Looking at {window_phrase(sg, analysis)} for {sg.subject_id}"
-    if per and per.get("label") and per["label"] not in lead:
-        lead += f" ({per['label']})"
-    lines.append(lead + ":")
+    found = from_rows(analysis.get("findings") or [])
+    # the finding first (DESIGN.md §11): the verdict, then the evidence
+    lines += verdict_lines(sg, analysis, found)
     lines.append("")
     intent = analysis.get("intent")
     shaped: list[str] = []
@@ -594,54 +483,7 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
         guide = guidance_for(p.normal_range, p.measurement) if sg.method != "base" else ""
         if guide:
             lines.append(f"  General guidance: {guide}")
-    # companions described beside their primary above (only those with data in the window are)
-    shown_with_primary = {c.metric_id for c in map(_shown_companion, sg.primaries) if c is not None}
-    neigh, seen = [], {}
-    for n in sg.neighbours:                     # a neighbour of two primaries is described once
-        if n.metric_id in seen:
-            seen[n.metric_id].append(n.primary_node)
-            continue
-        seen[n.metric_id] = [n.primary_node]
-        neigh.append(n)
-    if neigh:
-        lines.append("")
-        # StaticGraph ranks by the general graph's prior, FullContext lists every other metric unranked
-        # (the evaluation's baselines, wag_cli/eval/conditions.py); WAG by w_final
-        weight = {"static": "w_prior"}.get(sg.method, "w_final")
-        heading = f"ranked by {weight}" if len(sg.primaries) <= 1 else f"for each metric asked about, ranked by {weight}"
-        if sg.method == "full":
-            lines.append("Your other metrics with data in this period (not ranked):")
-        else:
-            lines.append(f"Related metrics the graph retrieved ({heading}):")
-        for n in neigh:
-            why = []
-            if n.r_s_signed is not None and n.n_s:
-                why.append(f"your own data: Spearman rho {n.r_s_signed:+.2f} over {n.n_s} days")
-            elif n.r_pop_signed is not None and n.n_pop:
-                why.append(f"population data: rho {n.r_pop_signed:+.2f} over {n.n_pop} subject-days"
-                           + (f" up to {n.pop_as_of_day.isoformat()}" if n.pop_as_of_day else ""))
-            else:
-                why.append("prior knowledge")
-            if n.w_local is not None:
-                z = n.data.zeta
-                why.append(f"unusual in this window (zeta {z:.2f})" if (z or 0) >= 1 else
-                           f"window abnormality zeta {z:.2f}" if z is not None else "its window level")
-            if sg.method == "full":
-                lines.append(f"* {n.name}")
-            else:
-                w = n.w_prior if sg.method == "static" else n.w_final
-                lines.append(f"* {n.name} — related to {' and '.join(seen[n.metric_id])} "
-                             f"({weight} {w:.2f}; {', '.join(why)}).")
-            if n.relationship:
-                lines.append(f"  Why it matters: {n.relationship}")
-            if n.metric_id in shown_with_primary:     # its data is already shown beside the primary
-                lines.append("  Its values are shown above.")
-                continue
-            for s in describe_node_data(n, sg, max_days=2, display_unit=unit, analysis=analysis):
-                lines.append(f"  {s}")
-            note = measurement_note(n) if n.unit == "score" else None
-            if note and n.data.n_history_days:     # a bare score needs its instrument and scale
-                lines.append(f"  How it is measured here: {note}")
+    lines += related_lines(sg, analysis, found)
     recs = [(p, guidance_for(p.recommendations, p.measurement)) for p in sg.primaries] \
         if sg.method != "base" else []
     recs = [r for r in recs if r[1]]
@@ -653,6 +495,62 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
     lines.append("")
     lines.append(DISCLAIMER)
     return Answer(text="\n".join(lines), source="offline")
+
+
+def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
+    """The related metrics (DESIGN.md §11): a block for each neighbour with a finding — it moved, it may
+    explain the change, or it moved the other way — and one line each for the ones that did not change,
+    have no data, or measure the same thing as the asked metric (folded). The general "why it matters"
+    sentence of the graph shows only when the person's own data hold no valid correlation for the pair;
+    otherwise the person's own direction is stated."""
+    from .answer_verdict import finding_sentence, own_direction
+
+    unit = analysis.get("display_unit")
+    shown_with_primary = {c.metric_id for c in map(_shown_companion, sg.primaries) if c is not None}
+    names = {p.metric_id: p.name for p in sg.primaries}
+    blocks, unchanged, no_data, same = [], [], [], []
+    seen: set[str] = set()
+    for n in sg.neighbours:                     # a neighbour of two primaries is described once
+        if n.metric_id in seen:
+            continue
+        seen.add(n.metric_id)
+        g = found.get((n.primary_node, n.metric_id))
+        kind = g.finding if g is not None else ("no_data" if not n.data.n_window_days else "unchanged")
+        if kind == "no_data":
+            no_data.append(n.name)
+        elif kind == "same_construct":
+            same.append(f"{_lc(n.name)} (measures much the same as your {_lc(names.get(n.primary_node, ''))})")
+        elif kind in ("explains", "opposite", "moved"):
+            blocks.append((n, g))
+        else:
+            unchanged.append(n.name)
+    out: list[str] = []
+    if blocks:
+        out.append("")
+        out.append("Related metrics that changed:" if sg.method != "full" else "Your other metrics that changed:")
+        for n, g in blocks:
+            out.append(f"* {n.name} — {finding_sentence(n, g, names.get(n.primary_node, n.primary_node))}")
+            own = own_direction(n, names.get(n.primary_node, n.primary_node))
+            if own:
+                out.append(f"  {own}")
+            elif n.relationship:
+                out.append(f"  Why it matters: {n.relationship}")
+            if n.metric_id in shown_with_primary:
+                continue
+            for line in describe_node_data(n, sg, max_days=2, display_unit=unit, analysis=analysis):
+                out.append(f"  {line}")
+            note = measurement_note(n) if n.unit == "score" else None
+            if note and n.data.n_history_days:     # a bare score needs its instrument and scale
+                out.append(f"  How it is measured here: {note}")
+    if unchanged or same or no_data:
+        out.append("")
+    if unchanged:
+        out.append("Also checked, no notable change: " + ", ".join(unchanged) + ".")
+    if same:
+        out.append("Folded into the answer above: " + "; ".join(same) + ".")
+    if no_data:
+        out.append("No data in this period: " + ", ".join(no_data) + ".")
+    return out
 
 
 def model_data(question: str, sg: Subgraph, analysis: dict | None = None, *, budget: int | None = None,

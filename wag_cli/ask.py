@@ -435,4 +435,17 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
         by_id = {r["metric_id"]: r for r in rows}
         out["comparison"] = {"kind": kind, "a": a.to_json(), "b": b.to_json(),
                              "metrics": [{**by_id[m], "name": label(m, name(m)), "unit": unit(m)} for m in shown]}
+    # the finding first (DESIGN.md §11): findings in SQL over the retrieved subgraph, and the verdict
+    # the offline answer opens with and the model is asked to lead with
+    from .answer_verdict import verdict_lines
+    from .findings import findings_for, to_rows
+
+    out["category"] = getattr(parsed, "category", None)
+    # "what is HRV?": the node's definition comes first (DESIGN.md §11 general knowledge)
+    text = getattr(parsed, "question", "") or ""
+    out["asks_definition"] = bool(re.match(r"\s*(what\s+(is|are)\b|what does\b.*\bmean|define\b)", text, re.I)
+                                  and not re.search(r"\b(my|me|mine|i)\b", text, re.I))
+    found = findings_for(con, sg)
+    out["findings"] = to_rows(found)
+    out["verdict"] = verdict_lines(sg, out, found)
     return out

@@ -1,0 +1,232 @@
+"""The finding first (DESIGN.md §11): the answer's opening sentences and its related-metrics section,
+worded from the findings of ``sql/findings.sql`` (:mod:`wag_cli.findings`) and the question's analysis.
+
+* :func:`verdict_lines` — one or two sentences that answer the question in its own terms: the period,
+  the amount, the direction against the usual level (the days before the period), and per intent the
+  unusual days ("nothing unusual" when none), what may explain a change, where the usual level stands
+  against the guidance, or the relationship / trend / comparison verdict.
+* :func:`neighbour_section` — related metrics: a sentence for each one with a finding (it moved, it
+  may explain the change, it moved the other way), one line for the others ("also checked, no
+  notable change: …", "no data in this period: …"); a neighbour that measures the same thing as the
+  asked metric is folded into one line. A general "why it matters" sentence appears only when the
+  person's own data hold no valid correlation for the pair; otherwise the person's own direction is
+  stated instead.
+"""
+
+from __future__ import annotations
+
+from .findings import OWN_LINK, Finding, direction_word, effect_word
+from .retrieve import Node, Subgraph
+from .wording import ADDITIVE_UNITS, NOT_ADDITIVE, _lc, display_unit_for, fmt, fmt_delta
+
+
+def period_words(sg: Subgraph, analysis: dict | None) -> str:
+    """'From 2020-03-25 to 2020-03-31 (past week)' / 'On 2020-03-31' / 'Over all your days up to …'."""
+    per = (analysis or {}).get("period") or {}
+    label = per.get("label")
+    tail = f" ({label})" if label and not label[:1].isdigit() else ""
+    if per.get("start") and per.get("end") and per["start"] != per["end"]:
+        return f"From {per['start']} to {per['end']}{tail}"
+    if per.get("end"):
+        return f"On {per['end']}{tail}"
+    if sg.window_days is None:
+        return f"Over all your days up to {sg.reference_day.isoformat()}"
+    if sg.window_days == 1:
+        return f"On {sg.reference_day.isoformat()}"
+    return f"Over the {sg.window_days} days ending {sg.reference_day.isoformat()}"
+
+
+def _is_flag(node: Node) -> bool:
+    """A 0/1 metric (a yes/no check-in): its mean is a share of days."""
+    vals = [r.get("value") for r in node.data.daily if r.get("value") is not None]
+    return bool(vals) and set(vals) <= {0.0, 1.0} and node.unit in ("score", "", "count")
+
+
+def _amount(node: Node, f: Finding, unit: str | None, asks_total: bool, window_days: int | None) -> str:
+    if _is_flag(node):
+        return f"was reported on {f.period_mean:.0%} of the days with a check-in" if f.period_mean is not None else ""
+    dunit = display_unit_for(unit, node.unit, f.period_mean)
+    if f.n_full_days == 1 or window_days == 1:
+        return f"was {fmt(f.period_mean, node.unit, dunit)}"
+    full = f" over the {f.n_full_days} full days" if f.partial_days else ""
+    text = f"averaged {fmt(f.period_mean, node.unit, dunit)}{full}"
+    if asks_total and node.unit in ADDITIVE_UNITS and node.metric_id not in NOT_ADDITIVE and f.n_full_days:
+        text = (f"came to {fmt(f.period_mean * f.n_full_days, node.unit, dunit)} over {f.n_full_days} days "
+                f"({fmt(f.period_mean, node.unit, dunit)} a day on average)")
+    return text
+
+
+def _usual(node: Node, f: Finding, unit: str | None) -> str:
+    if f.baseline_mean is None or f.n_baseline_days < 2:
+        return "with no earlier days to compare with"
+    dunit = display_unit_for(unit, node.unit, f.baseline_mean)
+    if _is_flag(node):
+        return f"{effect_word(f.d)} your usual {f.baseline_mean:.0%} (the {f.n_baseline_days} days before)"
+    per_day = " a day" if node.unit in ("steps", "kcal", "calls", "unlocks", "m") else ""
+    return (f"{effect_word(f.d)} your usual {fmt(f.baseline_mean, node.unit, dunit)}{per_day} "
+            f"(the {f.n_baseline_days} days before{f', {f.d:+.1f} SD' if f.d is not None and abs(f.d) >= 0.2 else ''})")
+
+
+def _unusual_words(node: Node, f: Finding, unit: str | None) -> str:
+    dunit = display_unit_for(unit, node.unit, f.baseline_mean)
+    days = [f"{u['day'].isoformat()} ({fmt(u['value'], node.unit, dunit)}, {u['z']:+.1f} SD)" for u in f.unusual_days]
+    if len(days) > 6:
+        days = days[:6] + [f"and {len(f.unusual_days) - 6} more"]
+    return ", ".join(days)
+
+
+def _primary_sentence(node: Node, f: Finding | None, sg: Subgraph, analysis: dict) -> str:
+    unit = analysis.get("display_unit")
+    name = _lc(node.name)
+    if f is None or not f.n_window_days:
+        last = f" (the last is from {node.data.last_day.isoformat()})" if node.data.last_day else ""
+        return f"you have no {name} data{last}"
+    if not f.n_full_days:
+        return f"your {name} has values only on partial days in this period"
+    return (f"your {name} {_amount(node, f, unit, bool(analysis.get('asks_total')), sg.window_days)}, "
+            f"{_usual(node, f, unit)}")
+
+
+def _explains(sg: Subgraph, findings: dict, primary: Node) -> str | None:
+    """The exploratory sentence (DESIGN.md §11 "Why / what is going on")."""
+    fx = findings.get((primary.metric_id, primary.metric_id))
+    neigh = [n for n in sg.neighbours if n.primary_node == primary.metric_id]
+    got = [(n, findings.get((primary.metric_id, n.metric_id))) for n in neigh]
+    name = _lc(primary.name)
+    if fx is None or not fx.n_full_days:
+        moved = [(n, g) for n, g in got if g and g.finding in ("moved", "explains", "opposite") and g.r is not None
+                 and abs(g.r) >= OWN_LINK]
+        if not moved:
+            return None
+        parts = [f"{_lc(n.name)} was {direction_word(g.d)} than usual ({g.d:+.1f} SD), which in your data goes with "
+                 f"{direction_word(g.d * g.r, 'higher', 'lower')} {name} (rho {g.r:+.2f} over {g.n} days)"
+                 for n, g in moved]
+        signs = {1 if g.d * g.r > 0 else -1 for _n, g in moved}
+        so = ""
+        if signs == {-1}:
+            so = f" So these do not point to higher {name} than usual."
+        elif signs == {1}:
+            so = f" So these point to higher {name} than usual."
+        return f"Of the metrics linked with your {name}: " + "; ".join(parts) + "." + so
+    if fx.d is None or abs(fx.d) < 0.2:
+        return None
+    explaining = [(n, g) for n, g in got if g and g.finding == "explains"]
+    if explaining:
+        parts = [f"{_lc(n.name)} was {direction_word(g.d)} than usual ({g.d:+.1f} SD), and in your data "
+                 f"{'more' if g.r > 0 else 'less'} {_lc(n.name)} goes with {'more' if fx.d > 0 else 'less'} {name}"
+                 f" (rho {g.r:+.2f})" for n, g in explaining]
+        return "What may help explain it: " + "; ".join(parts) + "."
+    checked = [_lc(n.name) for n, g in got if g and g.finding not in ("no_data", "same_construct")]
+    if checked:
+        return ("None of the related metrics checked (" + ", ".join(checked) +
+                ") moved in a way that explains the change.")
+    return None
+
+
+def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[str]:
+    """The answer's opening: a sentence naming the period with the asked metrics' verdict, then at
+    most one sentence per intent (unusual days, explanation, guidance, or the analysis' verdict)."""
+    analysis = analysis or {}
+    category = analysis.get("category") or ""
+    intent = analysis.get("intent")
+    lead = period_words(sg, analysis)
+    prims = sg.primaries
+    out: list[str] = []
+    if intent == "relationship" and analysis.get("relationships"):
+        r = analysis["relationships"][0]
+        ind = r["individual"]
+        if ind.get("rho") is None:
+            verdict = f"there is no personal correlation yet between {_lc(r['x_name'])} and {_lc(r['y_name'])}"
+        elif ind.get("strength") == "negligible":
+            verdict = (f"your {_lc(r['x_name'])} and {_lc(r['y_name'])} show no clear link in your data "
+                       f"(rho {ind['rho']:+.2f} over {ind['n']} days)")
+        else:
+            verdict = (f"on days with more {_lc(r['x_name'])}, your {_lc(r['y_name'])} tended to be "
+                       f"{'higher' if ind['rho'] > 0 else 'lower'} ({ind['strength']}, rho {ind['rho']:+.2f} "
+                       f"over {ind['n']} days)")
+        lead_rel = f"Over your days up to {r['as_of']}" if not r.get("period") else lead
+        return [f"{lead_rel}, {verdict}."]
+    if intent == "trend" and analysis.get("trends"):
+        t = analysis["trends"][0]
+        if t.get("slope_per_week") is None:
+            return [f"{lead}, there are too few days of {_lc(t['name'])} for a trend."]
+        word = {"up": "rose", "down": "fell", "flat": "showed no clear trend"}[t.get("direction") or "flat"]
+        rate = "" if word.startswith("showed") else f" by about {fmt_delta(t['slope_per_week'], t.get('unit', ''))} a week"
+        return [f"{lead}, your {_lc(t['name'])} {word}{rate}."]
+    if analysis.get("comparison"):
+        c = analysis["comparison"]
+        m = c["metrics"][0] if c["metrics"] else None
+        if m and m.get("effect_size") is not None:
+            d = m["effect_size"] if c["kind"] != "before_after" else -m["effect_size"]
+            first = (c["b"] if c["kind"] == "before_after" else c["a"]).get("label") or "the first period"
+            second = (c["a"] if c["kind"] == "before_after" else c["b"]).get("label") or "the second"
+            word = "about the same in" if abs(d) < 0.2 else ("slightly " if abs(d) < 0.5 else "") + \
+                ("higher in" if d > 0 else "lower in")
+            return [f"Your {_lc(m['name'])} was {word} {first} than in {second}"
+                    f"{'' if abs(d) < 0.2 else f' ({abs(d):.2f} of your day-to-day SD)'}."]
+    if (category == "General Knowledge" or analysis.get("asks_definition")) and prims and prims[0].description:
+        out.append(f"{prims[0].name}: {prims[0].description.split('. ')[0].rstrip('.')}.")
+    sentences = []
+    for p in prims:
+        comp = p.companion
+        fc = findings.get((p.metric_id, comp.metric_id)) if comp is not None else None
+        if comp is not None and fc is not None and fc.n_full_days:
+            # sleep leads with actual sleep; time in bed follows (its own line is in the evidence)
+            sentences.append(_primary_sentence(comp, fc, sg, analysis))
+            continue
+        sentences.append(_primary_sentence(p, findings.get((p.metric_id, p.metric_id)), sg, analysis))
+    if sentences:
+        out.append(f"{lead}, " + "; ".join(sentences) + ".")
+    for p in prims:
+        f = findings.get((p.metric_id, p.metric_id))
+        if f is None or not f.n_window_days:
+            continue
+        if f.unusual_days:
+            out.append(f"Unusual {_lc(p.name)} days (2 SD or more from your usual): {_unusual_words(p, f, analysis.get('display_unit'))}.")
+        elif category == "Anomaly Detection" and f.baseline_mean is not None:
+            out.append(f"Nothing unusual in your {_lc(p.name)}: every day within 2 SD of your usual.")
+        if f.partial_days:
+            out.append("Left out as partial days (far fewer records than your usual day): "
+                       + ", ".join(x["day"].isoformat() for x in f.partial_days) + ".")
+    if category == "Exploratory Analysis" or intent == "influences":
+        for p in prims[:1]:
+            s = _explains(sg, findings, p)
+            if s:
+                out.append(s)
+    if category == "Actionable Advice":
+        levers = _levers(sg, findings, prims[0]) if prims else []
+        if levers:
+            out.append("In your own data: " + "; ".join(levers) + ".")
+    return out
+
+
+def _levers(sg: Subgraph, findings: dict, primary: Node) -> list[str]:
+    """The person's own modifiable levers for ``primary``: neighbours in Activity, Sleep or Lifestyle
+    with a valid own |rho| >= 0.3, strongest first (DESIGN.md §11 Advice)."""
+    name = _lc(primary.name)
+    rows = [n for n in sg.neighbours if n.primary_node == primary.metric_id and n.category in ("Activity", "Sleep", "Lifestyle")
+            and n.r_s_signed is not None and abs(n.r_s_signed) >= OWN_LINK]
+    rows.sort(key=lambda n: -abs(n.r_s_signed))
+    return [f"more {_lc(n.name)} goes with {'higher' if n.r_s_signed > 0 else 'lower'} {name} "
+            f"(rho {n.r_s_signed:+.2f} over {n.n_s} days)" for n in rows[:3]]
+
+
+def own_direction(n: Node, primary_name: str) -> str | None:
+    """The person's own direction for a neighbour, when valid: 'In your data, on days with more X,
+    Y tended to be higher (rho +0.52 over 81 days).'"""
+    if n.r_s_signed is None or abs(n.r_s_signed) < OWN_LINK or not n.n_s:
+        return None
+    return (f"In your data, on days with more {_lc(n.name)}, your {_lc(primary_name)} tended to be "
+            f"{'higher' if n.r_s_signed > 0 else 'lower'} (rho {n.r_s_signed:+.2f} over {n.n_s} days).")
+
+
+def finding_sentence(n: Node, g: Finding | None, primary_name: str) -> str:
+    """One sentence on a neighbour with a finding."""
+    if g is None or g.d is None:
+        return ""
+    move = f"{direction_word(g.d)} than usual ({g.d:+.1f} SD)"
+    if g.finding == "explains":
+        return f"it was {move}, in the direction that goes with the change in your {_lc(primary_name)}."
+    if g.finding == "opposite":
+        return f"it was {move}, but in your data that goes the other way, so it does not explain the change."
+    return f"it was {move}."

@@ -1,0 +1,147 @@
+-- Findings of an answer (DESIGN.md §11): what a retrieved node says about the question, per node of
+-- the subgraph. Python only words these rows (wag_cli/findings.py).
+--
+-- Parameters: $subject, $ref_day (t), $window_days (INTEGER, NULL = all days up to t), $nodes: a list
+-- of {metric_id, primary_node, role, r, n} — role 'primary', 'neighbour' or 'companion' (shown with its
+-- primary: time asleep beside time in bed); r / n the subject's own
+-- Spearman rho between the neighbour and its primary as of t and its days (from wag_retrieve; NULL
+-- when not valid).
+--
+-- "Usual" is one baseline for the whole answer: the days before the period (wag_node_window's
+-- baseline_mean / baseline_sd). A partial day — fewer than half the subject's typical number of
+-- metrics with data (median over days <= t), or, where wear is recorded, fewer than half the typical
+-- wear minutes — is named as partial and is never an unusual day; the period's change d leaves it out:
+--   d = (mean of the period's non-partial days - baseline_mean) / baseline_sd.
+-- unusual_days: the period's non-partial days with |value - baseline_mean| / baseline_sd >= 2, every
+-- one of them (ties included), most unusual first.
+-- finding (neighbours only), with d_x the primary's d and d_y the neighbour's:
+--   'no_data'        no value in the period;
+--   'same_construct' declared in seed same_construct_pairs, or own |r| >= 0.9 over >= 30 days;
+--   'no_baseline'    no days before the period to compare with;
+--   'explains'       |d_y| >= 0.5, own |r| >= 0.3, |d_x| >= 0.2 and sign(d_y) * sign(r) = sign(d_x);
+--   'opposite'       as 'explains' but the signs disagree: it moved the other way;
+--   'moved'          |d_y| >= 0.5 without a valid own link (|r| < 0.3 or none) or without a change of
+--                    the asked metric to explain;
+--   'unchanged'      |d_y| < 0.5.
+with nodes as (
+    select n.metric_id, n.primary_node, n.role, n.r, n.n
+    from (select unnest($nodes) as n)
+),
+
+window_stats as (
+    select metric_id, n_window_days, baseline_mean, baseline_sd, n_baseline_days
+    from wag_node_window($subject, $ref_day, $window_days)
+),
+
+day_load as (
+    select day, count(*) as n_metrics
+    from metric_values
+    where subject_id = $subject and day <= $ref_day
+    group by day
+),
+
+wear as (
+    select day, wear_minutes
+    from int_wear_days
+    where subject_id = $subject and day <= $ref_day
+),
+
+typical as (
+    select
+        (select median(n_metrics) from day_load) as typical_metrics,
+        (select median(wear_minutes) from wear where wear_minutes > 0) as typical_wear
+),
+
+partial_days as (
+    select d.day
+    from day_load as d
+    cross join typical as t
+    left join wear as w on w.day = d.day
+    where d.n_metrics < 0.5 * t.typical_metrics
+       or (w.wear_minutes is not null and t.typical_wear is not null and w.wear_minutes < 0.5 * t.typical_wear)
+),
+
+period_values as (
+    select v.metric_id, v.day, v.value, p.day is not null as is_partial
+    from metric_values as v
+    left join partial_days as p on p.day = v.day
+    where v.subject_id = $subject
+      and v.value is not null
+      and v.day <= $ref_day
+      and ($window_days is null or v.day > $ref_day - cast($window_days as integer))
+      and v.metric_id in (select metric_id from nodes)
+),
+
+scored as (
+    select
+        pv.metric_id, pv.day, pv.value, pv.is_partial,
+        (pv.value - s.baseline_mean) / nullif(s.baseline_sd, 0) as z
+    from period_values as pv
+    inner join window_stats as s using (metric_id)
+),
+
+per_metric as (
+    select
+        metric_id,
+        count(*) filter (where not is_partial) as n_full_days,
+        avg(value) filter (where not is_partial) as period_mean,
+        list({'day': day, 'value': value, 'z': z} order by abs(z) desc, day)
+            filter (where not is_partial and abs(z) >= 2) as unusual_days,
+        list({'day': day, 'value': value} order by day) filter (where is_partial) as partial_days
+    from scored
+    group by metric_id
+),
+
+node_stats as (
+    select
+        n.*,
+        coalesce(s.n_window_days, 0) as n_window_days,
+        s.baseline_mean,
+        s.baseline_sd,
+        coalesce(s.n_baseline_days, 0) as n_baseline_days,
+        m.n_full_days,
+        m.period_mean,
+        case when s.n_baseline_days >= 2 and s.baseline_sd > 0 and m.period_mean is not null
+             then (m.period_mean - s.baseline_mean) / s.baseline_sd end as d,
+        coalesce(m.unusual_days, []) as unusual_days,
+        coalesce(m.partial_days, []) as partial_days
+    from nodes as n
+    left join window_stats as s using (metric_id)
+    left join per_metric as m using (metric_id)
+),
+
+declared as (
+    select node_a, node_b from same_construct_pairs
+)
+
+select
+    x.metric_id,
+    x.primary_node,
+    x.role,
+    x.r,
+    x.n,
+    x.n_window_days,
+    x.n_full_days,
+    x.baseline_mean,
+    x.baseline_sd,
+    x.n_baseline_days,
+    x.period_mean,
+    x.d,
+    x.unusual_days,
+    x.partial_days,
+    p.d as d_primary,
+    case
+        when x.role <> 'neighbour' then null
+        when x.n_window_days = 0 then 'no_data'
+        when exists (select 1 from declared as c
+                     where c.node_a = least(x.metric_id, x.primary_node) and c.node_b = greatest(x.metric_id, x.primary_node))
+             or (abs(x.r) >= 0.9 and x.n >= 30) then 'same_construct'
+        when x.d is null then 'no_baseline'
+        when abs(x.d) < 0.5 then 'unchanged'
+        when abs(x.r) >= 0.3 and abs(p.d) >= 0.2 and sign(x.d) * sign(x.r) = sign(p.d) then 'explains'
+        when abs(x.r) >= 0.3 and abs(p.d) >= 0.2 then 'opposite'
+        else 'moved'
+    end as finding
+from node_stats as x
+left join node_stats as p on p.metric_id = x.primary_node and p.role = 'primary'
+order by x.role = 'neighbour', x.primary_node, x.metric_id
