@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass
 
 from .retrieve import Node, Subgraph
-from .wording import (ADDITIVE_UNITS, NOT_ADDITIVE, _lc, answer_words, display_unit_for, fmt, fmt_delta, guidance_for,  # noqa: F401
+from .wording import (ADDITIVE_UNITS, NOT_ADDITIVE, _lc, answer_words, guidance_fits, measurement_note, display_unit_for, fmt, fmt_delta, guidance_for,  # noqa: F401
                       is_clock_unit, label, reason_text, strength_word)
 
 # |window mean - level before the window| / its sd below this is "about your usual level"
@@ -99,17 +99,6 @@ def compare_to_usual(node: Node) -> str | None:
         return "about your usual level"
     slight = "slightly " if abs(dev) < SLIGHT_EFFECT else ""
     return f"{slight}{'above' if dev > 0 else 'below'} your usual level ({dev:+.1f} SD)"
-
-
-def measurement_note(node: Node) -> str | None:
-    """The instrument/scale note of the subject's dataset, without source-document references."""
-    if not node.measurement:
-        return None
-    text = re.sub(r"\s*\((?:FORMATS|DESIGN)[^)]*\)", "", node.measurement)
-    text = re.sub(r"[;,]\s*(?:FORMATS|DESIGN)(?:\.md)? §[\d.]+(?:, §[\d.]+)*(?=\))", "", text)   # "(.., FORMATS §0.4)"
-    text = re.sub(r"[;,]?\s*(?:FORMATS|DESIGN)(?:\.md)? §[\d.]+(?:, §[\d.]+)*\.?", ".", text)
-    text = re.sub(r"(?<!\d)\.(\s*\.)+(?!\d)", ".", " ".join(text.split()))   # keeps ranges such as 1..100
-    return text.strip(" ;,.")
 
 
 def _asks_total(node: Node, sg: Subgraph, analysis: dict | None) -> bool:
@@ -445,6 +434,7 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
     unit = analysis.get("display_unit")
     lines: list[str] = []
     found = from_rows(analysis.get("findings") or [])
+    dataset = sg.subject_id.split(":", 1)[0]
     # the finding first (DESIGN.md §11): the verdict, then the evidence
     lines += verdict_lines(sg, analysis, found)
     lines.append("")
@@ -477,10 +467,10 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
         for s in describe_node_data(p, sg, display_unit=unit, analysis=analysis,
                                     name=label(p.metric_id, p.name) if comp is not None else None):
             lines.append(f"  {s}")
-        note = measurement_note(p)
+        note = measurement_note(p, dataset)
         if note:
             lines.append(f"  How it is measured here: {note}")
-        guide = guidance_for(p.normal_range, p.measurement) if sg.method != "base" else ""
+        guide = guidance_for(p.normal_range, p.measurement) if sg.method != "base" and guidance_fits(p, dataset) else ""
         if guide:
             lines.append(f"  General guidance: {guide}")
     lines += related_lines(sg, analysis, found)
@@ -539,7 +529,7 @@ def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
                 continue
             for line in describe_node_data(n, sg, max_days=2, display_unit=unit, analysis=analysis):
                 out.append(f"  {line}")
-            note = measurement_note(n) if n.unit == "score" else None
+            note = measurement_note(n, sg.subject_id.split(":", 1)[0])
             if note and n.data.n_history_days:     # a bare score needs its instrument and scale
                 out.append(f"  How it is measured here: {note}")
     if unchanged or same or no_data:

@@ -164,8 +164,6 @@ def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[s
                 ("higher in" if d > 0 else "lower in")
             return [f"Your {_lc(m['name'])} was {word} {first} than in {second}"
                     f"{'' if abs(d) < 0.2 else f' ({abs(d):.2f} of your day-to-day SD)'}."]
-    if (category == "General Knowledge" or analysis.get("asks_definition")) and prims and prims[0].description:
-        out.append(f"{prims[0].name}: {prims[0].description.split('. ')[0].rstrip('.')}.")
     sentences = []
     for p in prims:
         comp = p.companion
@@ -177,6 +175,9 @@ def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[s
         sentences.append(_primary_sentence(p, findings.get((p.metric_id, p.metric_id)), sg, analysis))
     if sentences:
         out.append(f"{lead}, " + "; ".join(sentences) + ".")
+    if (category == "General Knowledge" or analysis.get("asks_definition")) and prims and prims[0].description:
+        # the node's definition right after the verdict (DESIGN.md §11 general knowledge)
+        out.append(f"{prims[0].name}: {prims[0].description.split('. ')[0].rstrip('.')}.")
     for p in prims:
         f = findings.get((p.metric_id, p.metric_id))
         if f is None or not f.n_window_days:

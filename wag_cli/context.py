@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from .retrieve import Node, Subgraph
+from .wording import measurement_note
 
 CONTEXT_TOKENS = 4096        #: the context size the default budget is made for (small local models)
 REPLY_TOKENS = 640           #: room kept for the reply (about 150 words plus headroom)
@@ -249,11 +250,11 @@ def _render(question: str, sg: Subgraph, analysis: dict | None, plan: _Plan, met
                 continue
             lines.append(f"- {k}: {compact(v)}")
     lines += _metrics_table(uniq, method)
-    if any(n.measurement for n in uniq):
-        from .answer import measurement_note
-
+    dataset = sg.subject_id.split(":", 1)[0]
+    notes = [f"{n.metric_id}: {measurement_note(n, dataset)}" for n in uniq if measurement_note(n, dataset)]
+    if notes:                  # the person-facing notes only (DESIGN.md §11)
         lines.append("measured:")
-        lines += [f"{n.metric_id}: {measurement_note(n)}" for n in uniq if n.measurement]
+        lines += notes
     if method in ("rag", "wag", "static", "full"):
         know = []
         for n in uniq:

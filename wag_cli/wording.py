@@ -137,3 +137,20 @@ def fmt_delta(value: float | None, unit: str = "", display_unit: str | None = No
     if is_clock_unit(unit):
         return f"{sign}{abs(value):.0f} min"
     return sign + fmt(abs(value), unit, display_unit)
+
+
+def measurement_note(node, dataset: str | None = None) -> str | None:
+    """How ``node`` is measured in ``dataset``, in words for a person (answer_text.toml
+    ``[person_notes]``); None when there is no such note. The analyst note of metric_sources
+    (``node.measurement``) never reaches an answer (DESIGN.md §11)."""
+    if dataset is None:
+        return None
+    entry = answer_words().get("person_notes", {}).get(f"{dataset}.{node.metric_id}")
+    return entry["text"] if entry else None
+
+
+def guidance_fits(node, dataset: str | None) -> bool:
+    """False when the catalog's general range does not fit the dataset's instrument (person note
+    ``no_guidance``: a sleep-only heart rate, a deviation-from-baseline temperature)."""
+    entry = answer_words().get("person_notes", {}).get(f"{dataset}.{node.metric_id}") if dataset else None
+    return not (entry and entry.get("no_guidance"))
