@@ -155,16 +155,18 @@ from covered;
 
 create or replace macro {{ schema }}.wag_pair_spearman(
     subject, metric_x, metric_y, start_day, end_day,
-    min_samples := {{ var('min_samples') }}
+    min_samples := {{ var('min_samples') }}, lag_days := 0
 ) as table
 -- Spearman's rho of two metrics of one subject on their paired days in [start_day, end_day]
--- (start_day NULL = from the first day), the same macro and validity rule as every correlation
--- (DESIGN.md §5): one row with n, spearman_rho (signed; NULL when not valid) and null_reason.
+-- (start_day NULL = from the first day; the days are metric_x's), the same macro and validity rule as
+-- every correlation (DESIGN.md §5): one row with n, spearman_rho (signed; NULL when not valid) and
+-- null_reason. lag_days pairs x on day d with y on day d + lag_days (1: a day's activity with the
+-- sleep that ends the next morning, DESIGN.md §11).
 with pair_days as (
     select 1 as pair_group, x.value as value_x, y.value as value_y
     from metric_values as x
     inner join metric_values as y
-        on y.subject_id = x.subject_id and y.day = x.day and y.metric_id = metric_y
+        on y.subject_id = x.subject_id and y.day = x.day + cast(lag_days as integer) and y.metric_id = metric_y
     where x.subject_id = subject and x.metric_id = metric_x
       and x.value is not null and y.value is not null
       and x.day <= end_day and (start_day is null or x.day >= start_day)

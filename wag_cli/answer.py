@@ -267,6 +267,9 @@ def render_relationships(rels: list[dict]) -> list[str]:
             continue
         if r.get("period"):
             out.append("  " + _corr_words(r["period"], r["x_name"], r["y_name"], f"In {r['period']['label']}"))
+        if r.get("next_night"):
+            out.append("  " + _corr_words(r["next_night"], r["x_name"], r["y_name"],
+                                          "Each day with the night after it"))
         out.append("  " + _corr_words(r["individual"], r["x_name"], r["y_name"],
                                       "All your days up to then" if r.get("period") else "Your own data"))
         out.append("  " + _corr_words(r["population"], r["x_name"], r["y_name"], POPULATION_WHO))

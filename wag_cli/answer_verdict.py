@@ -135,6 +135,19 @@ def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[s
     if intent == "relationship" and analysis.get("relationships"):
         r = analysis["relationships"][0]
         ind = r["individual"]
+        nn = r.get("next_night")
+        if nn and nn.get("rho") is not None:
+            # activity on a day against the sleep of the night after it (DESIGN.md §11)
+            a_name = _lc(r["x_name"] if nn["activity"] == r["x"] else r["y_name"])
+            s_name = _lc(r["y_name"] if nn["activity"] == r["x"] else r["x_name"])
+            if nn.get("strength") == "negligible":
+                verdict = (f"nights after days with more {a_name} were not clearly different in {s_name} "
+                           f"(rho {nn['rho']:+.2f} over {nn['n']} day-night pairs)")
+            else:
+                verdict = (f"on nights after days with more {a_name}, your {s_name} tended to be "
+                           f"{'higher' if nn['rho'] > 0 else 'lower'} ({nn['strength']}, rho {nn['rho']:+.2f} "
+                           f"over {nn['n']} day-night pairs)")
+            return [f"Over your days up to {r['as_of']}, {verdict}."]
         if ind.get("rho") is None:
             verdict = f"there is no personal correlation yet between {_lc(r['x_name'])} and {_lc(r['y_name'])}"
         elif ind.get("strength") == "negligible":

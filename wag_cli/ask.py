@@ -387,7 +387,20 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
                 rels[-1]["period"] = {**_corr(pr["spearman_rho"], pr["n"], pr["null_reason"], **names),
                                       "label": period.describe()}
             cats = {catalog[m].category for m in (r["node_x"], r["node_y"]) if m in catalog}
-            if "Sleep" in cats and len(cats) == 2:
+            if cats == {"Activity", "Sleep"}:
+                # "on days when I am more active, do I sleep longer?": the day's activity with the night
+                # after it (the sleep that ends the next morning), DESIGN.md §11
+                act = r["node_x"] if catalog[r["node_x"]].category == "Activity" else r["node_y"]
+                slp = r["node_y"] if act == r["node_x"] else r["node_x"]
+                nn = fetch_dicts(con, _sql("pair_next_night.sql"), {
+                    "subject": sg.subject_id, "activity": act, "sleep": slp, "ref_day": t,
+                    "min_samples": weights["min_samples"]})[0]
+                rels[-1]["next_night"] = {**_corr(nn["spearman_rho"], nn["n"], nn["null_reason"], **names),
+                                          "activity": act, "sleep": slp}
+                rels[-1]["pairing_note"] = (
+                    f"each day's {name(act).lower()} is paired with the sleep of the night after it (the sleep "
+                    "that ends the next morning); the same-day figures pair it with the night before")
+            elif "Sleep" in cats and len(cats) == 2:
                 # §2 dates sleep by the wake-up day and §5 pairs same-day values: say which night is meant
                 other = r["node_y"] if catalog[r["node_x"]].category == "Sleep" else r["node_x"]
                 rels[-1]["pairing_note"] = (

@@ -76,7 +76,12 @@ them; "-" = no value).
   ("population") with n days and strength, or the reason there is none; trends: Theil-Sen slope per
   week with its 95 % interval (flat = not distinguishable from no change); comparison: period a vs b,
   difference = a - b; overview: the most unusual metrics (zeta); display_unit: the unit asked for;
-  notes: what could not be computed.
+  notes: what could not be computed. verdict: the finding, already computed (period, amount,
+  direction against the person's usual level = the days before the period, unusual days, what may
+  explain a change): open your answer with it, in your own words. findings: per metric, its change d
+  (in SDs against the days before the period), unusual_days (>= 2 SD), partial_days (incomplete days,
+  never unusual), and for a related metric its finding (explains / opposite = moved the other way /
+  moved / unchanged / no_data / same_construct) with the person's own correlation r over n days.
 - "metrics" table: per metric its unit, days with data, window mean [min..max], "before" = the
   person's days before the window (mean ± sd, days; compare the window with it), "usual" = all days
   up to the reference day, and zeta (distance from the usual level in SDs: < 1 typical, > 2 unusual).
@@ -88,8 +93,8 @@ For sleep, lead with actual sleep (asleep_duration); total_sleep_duration is tim
 Rules: ground every statement in the numbers given, with units and days; never invent measurements,
 trends or causes. If a metric has no data in the window (0 days), say so. Compare with the person's
 own level where that helps. Advice is general, safe lifestyle guidance, never a diagnosis or
-treatment. Be concise: a direct answer first, then a few supporting points, about 150 words, plain
-text, no tables."""
+treatment. Be concise: the verdict first, then a few supporting points (related metrics only where
+their finding says something), about 150 words, plain text, no tables."""
 
 _EXTRA = {
     "base": (
