@@ -243,9 +243,7 @@ def sql(
     limit: Annotated[int, typer.Option(help="Rows to print at most (table output).")] = 50,
 ) -> None:
     """Run a read-only SQL query against the warehouse (cells are printed literally)."""
-    import duckdb
-
-    from .db import warehouse
+    from .db import execute_read_only, warehouse
     from .sqlguard import check_read_only_sql
 
     try:
@@ -253,14 +251,9 @@ def sql(
             raise UsageError(f"--limit {limit}: give a number of rows >= 0, e.g. --limit 20")
         check_read_only_sql(query)
         with warehouse() as con:
-            try:
-                cur = con.execute(query)
-            except duckdb.Error as exc:
-                raise UsageError(f"SQL error: {str(exc).splitlines()[0]}") from None
-            if cur.description is None:
-                return
-            cols = [d[0] for d in cur.description]
-            rows = cur.fetchall()
+            cols, rows, _ = execute_read_only(con, query)
+        if not cols:
+            return
     except WagError as exc:
         _fail(exc, as_json)
     if as_json:
