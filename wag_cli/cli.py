@@ -396,6 +396,20 @@ def ask(
     print_answer(console, result)
 
 
+@app.command()
+def mcp(
+    http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1 (endpoint /mcp) instead of stdio.")] = False,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port of --http.")] = 8765,
+) -> None:
+    """Serve the warehouse as a read-only MCP tool server (stdio by default) for any MCP client.
+
+    Tools: list_subjects, list_metrics, ask, retrieve_subgraph, node_window, explain_edge, run_sql;
+    resources wag://catalog and wag://method. The warehouse ($WAG_DB) is opened read-only per call."""
+    from .mcp_server import serve
+
+    serve(http=http, port=port)
+
+
 from .graphgen.commands import model_app  # noqa: E402  (registers wag graph build/diff/add-metrics/plot)
 
 app.add_typer(model_app, name="model")
