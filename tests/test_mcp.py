@@ -125,7 +125,9 @@ def test_list_metrics_searches_ids_names_aliases_and_categories(wh):
 ])
 def test_ask_is_wag_ask_json(wh, question, as_of):
     args = {"question": question, "subject": "pmdata:p01"} | ({"as_of": as_of} if as_of else {})
+    files = {p: p.stat().st_mtime_ns for p in wh.parent.iterdir()}
     out = ok("ask", args)
+    assert {p: p.stat().st_mtime_ns for p in wh.parent.iterdir()} == files     # nothing written beside it
     cli = cli_json("ask", question, "--subject", "pmdata:p01", "--json", "--offline",
                    *(["--as-of", as_of] if as_of else []))
     for key in ("answer", "subgraph", "parse", "analysis", "method"):

@@ -399,7 +399,7 @@ def ask(
 @app.command()
 def mcp(
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1 (endpoint /mcp) instead of stdio.")] = False,
-    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port of --http.")] = 8765,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port of --http.")] = 8765,  # mcp_server.DEFAULT_HTTP_PORT
 ) -> None:
     """Serve the warehouse as a read-only MCP tool server (stdio by default) for any MCP client.
 
