@@ -243,9 +243,7 @@ def sql(
     limit: Annotated[int, typer.Option(help="Rows to print at most (table output).")] = 50,
 ) -> None:
     """Run a read-only SQL query against the warehouse (cells are printed literally)."""
-    import duckdb
-
-    from .db import warehouse
+    from .db import execute_read_only, warehouse
     from .sqlguard import check_read_only_sql
 
     try:
@@ -253,14 +251,9 @@ def sql(
             raise UsageError(f"--limit {limit}: give a number of rows >= 0, e.g. --limit 20")
         check_read_only_sql(query)
         with warehouse() as con:
-            try:
-                cur = con.execute(query)
-            except duckdb.Error as exc:
-                raise UsageError(f"SQL error: {str(exc).splitlines()[0]}") from None
-            if cur.description is None:
-                return
-            cols = [d[0] for d in cur.description]
-            rows = cur.fetchall()
+            cols, rows, _ = execute_read_only(con, query)
+        if not cols:
+            return
     except WagError as exc:
         _fail(exc, as_json)
     if as_json:
@@ -401,6 +394,20 @@ def ask(
         _print_json(result.to_json())
         return
     print_answer(console, result)
+
+
+@app.command()
+def mcp(
+    http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1 (endpoint /mcp) instead of stdio.")] = False,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port of --http.")] = 8765,  # mcp_server.DEFAULT_HTTP_PORT
+) -> None:
+    """Serve the warehouse as a read-only MCP tool server (stdio by default) for any MCP client.
+
+    Tools: list_subjects, list_metrics, ask, retrieve_subgraph, node_window, explain_edge, run_sql;
+    resources wag://catalog and wag://method. The warehouse ($WAG_DB) is opened read-only per call."""
+    from .mcp_server import serve
+
+    serve(http=http, port=port)
 
 
 from .graphgen.commands import model_app  # noqa: E402  (registers wag graph build/diff/add-metrics/plot)

@@ -130,3 +130,25 @@ def fetch_dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list | dict | 
     cur = con.execute(sql, params) if params is not None else con.execute(sql)
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+
+def execute_read_only(con: duckdb.DuckDBPyConnection, query: str,
+                      max_rows: int | None = None) -> tuple[list[str], list[tuple], bool]:
+    """Run one statement that passed :func:`wag_cli.sqlguard.check_read_only_sql` on a read-only
+    connection (`wag sql`, the MCP tool ``run_sql``).
+
+    Returns ``(columns, rows, more)``: at most ``max_rows`` rows (all when None) and whether the
+    result had more. A statement without a result gives ``([], [], False)``. A DuckDB error becomes
+    a one-line :class:`UsageError` ("SQL error: …").
+    """
+    try:
+        cur = con.execute(query)
+        if cur.description is None:
+            return [], [], False
+        cols = [d[0] for d in cur.description]
+        if max_rows is None:
+            return cols, cur.fetchall(), False
+        rows = cur.fetchmany(max_rows + 1)
+    except duckdb.Error as exc:
+        raise UsageError(f"SQL error: {str(exc).splitlines()[0]}") from None
+    return cols, rows[:max_rows], len(rows) > max_rows

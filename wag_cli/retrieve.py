@@ -189,6 +189,30 @@ def _node_data(d: dict) -> NodeData:
     )
 
 
+def retrieve_rows(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    subject_id: str,
+    metrics: list[str],
+    reference_day: date,
+    window_days: int | None,
+    eta: float,
+    settings: RetrievalSettings,
+) -> list[dict]:
+    """The selected rows of the warehouse's ``wag_retrieve`` macro (``sql/retrieve.sql``: primary
+    nodes and chosen neighbours with every weight column, the edge's relationship and confidence),
+    ordered by primary node, rank and node id. ``eta`` is the openness the macro sees."""
+    params = {
+        "subject": subject_id,
+        "metrics": list(metrics),
+        "ref_day": reference_day,
+        "window_days": window_days,
+        "eta": eta,
+        **settings.macro_params(),
+    }
+    return fetch_dicts(con, _sql("retrieve.sql"), params)
+
+
 def retrieve(
     con: duckdb.DuckDBPyConnection,
     *,
@@ -222,15 +246,8 @@ def retrieve(
     if not metrics:
         raise UsageError("no metric to retrieve")
     eta = openness if method == "wag" else 0.0
-    params = {
-        "subject": subject_id,
-        "metrics": list(metrics),
-        "ref_day": reference_day,
-        "window_days": window_days,
-        "eta": eta,
-        **settings.macro_params(),
-    }
-    rows = fetch_dicts(con, _sql("retrieve.sql"), params)
+    rows = retrieve_rows(con, subject_id=subject_id, metrics=metrics, reference_day=reference_day,
+                         window_days=window_days, eta=eta, settings=settings)
     node_ids = list(dict.fromkeys(r["node_id"] for r in rows))
     companion_ids = [COMPANIONS[m] for m in metrics if m in COMPANIONS]
     wanted = list(dict.fromkeys(node_ids + companion_ids))
