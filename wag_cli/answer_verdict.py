@@ -81,6 +81,9 @@ def _primary_sentence(node: Node, f: Finding | None, sg: Subgraph, analysis: dic
     if f is None or not f.n_window_days:
         last = f" (the last is from {node.data.last_day.isoformat()})" if node.data.last_day else ""
         return f"you have no {name} data{last}"
+    if node.data_kind == "text":
+        days = f" of the {sg.window_days} days" if sg.window_days else " days"
+        return f"you logged {name} entries on {f.n_window_days}{days if sg.window_days else ' days'}"
     if not f.n_full_days:
         return f"your {name} has values only on partial days in this period"
     return (f"your {name} {_amount(node, f, unit, bool(analysis.get('asks_total')), sg.window_days)}, "
@@ -171,8 +174,13 @@ def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[s
         m = c["metrics"][0] if c["metrics"] else None
         if m and m.get("effect_size") is not None:
             d = m["effect_size"] if c["kind"] != "before_after" else -m["effect_size"]
-            first = (c["b"] if c["kind"] == "before_after" else c["a"]).get("label") or "the first period"
-            second = (c["a"] if c["kind"] == "before_after" else c["b"]).get("label") or "the second"
+            pa, pb = (c["b"], c["a"]) if c["kind"] == "before_after" else (c["a"], c["b"])
+
+            def span(p: dict, fallback: str) -> str:
+                dates = f" ({p['start']} to {p['end']})" if p.get("start") and p.get("end") else ""
+                return (p.get("label") or fallback) + dates
+
+            first, second = span(pa, "the first period"), span(pb, "the second")
             word = "about the same in" if abs(d) < 0.2 else ("slightly " if abs(d) < 0.5 else "") + \
                 ("higher in" if d > 0 else "lower in")
             return [f"Your {_lc(m['name'])} was {word} {first} than in {second}"
