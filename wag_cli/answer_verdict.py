@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .findings import OWN_LINK, Finding, direction_word, effect_word
 from .retrieve import Node, Subgraph
-from .wording import ADDITIVE_UNITS, NOT_ADDITIVE, _lc, display_unit_for, fmt, fmt_delta
+from .wording import ADDITIVE_UNITS, NOT_ADDITIVE, _lc, display_unit_for, fmt, fmt_delta, is_clock_unit, label
 
 
 def period_words(sg: Subgraph, analysis: dict | None) -> str:
@@ -46,12 +46,12 @@ def _amount(node: Node, f: Finding, unit: str | None, asks_total: bool, window_d
     if _is_flag(node):
         return f"was reported on {f.period_mean:.0%} of the days with a check-in" if f.period_mean is not None else ""
     dunit = display_unit_for(unit, node.unit, f.period_mean)
-    if f.n_full_days == 1 or window_days == 1:
+    if f.n_mean_days == 1 or window_days == 1:
         return f"was {fmt(f.period_mean, node.unit, dunit)}"
-    full = f" over the {f.n_full_days} full days" if f.partial_days else ""
+    full = f" over the {f.n_mean_days} full days" if f.partial_days and f.n_mean_days and f.n_mean_days < f.n_window_days else ""
     text = f"averaged {fmt(f.period_mean, node.unit, dunit)}{full}"
-    if asks_total and node.unit in ADDITIVE_UNITS and node.metric_id not in NOT_ADDITIVE and f.n_full_days:
-        text = (f"came to {fmt(f.period_mean * f.n_full_days, node.unit, dunit)} over {f.n_full_days} days "
+    if asks_total and node.unit in ADDITIVE_UNITS and node.metric_id not in NOT_ADDITIVE and f.n_mean_days:
+        text = (f"came to {fmt(f.period_mean * f.n_mean_days, node.unit, dunit)} over {f.n_mean_days} days "
                 f"({fmt(f.period_mean, node.unit, dunit)} a day on average)")
     return text
 
@@ -77,15 +77,15 @@ def _unusual_words(node: Node, f: Finding, unit: str | None) -> str:
 
 def _primary_sentence(node: Node, f: Finding | None, sg: Subgraph, analysis: dict) -> str:
     unit = analysis.get("display_unit")
-    name = _lc(node.name)
+    name = _lc(label(node.metric_id, node.name))
     if f is None or not f.n_window_days:
         last = f" (the last is from {node.data.last_day.isoformat()})" if node.data.last_day else ""
         return f"you have no {name} data{last}"
     if node.data_kind == "text":
         days = f" of the {sg.window_days} days" if sg.window_days else " days"
         return f"you logged {name} entries on {f.n_window_days}{days if sg.window_days else ' days'}"
-    if not f.n_full_days:
-        return f"your {name} has values only on partial days in this period"
+    if f.period_mean is None:
+        return f"your {name} has no numeric values in this period"
     return (f"your {name} {_amount(node, f, unit, bool(analysis.get('asks_total')), sg.window_days)}, "
             f"{_usual(node, f, unit)}")
 
@@ -93,6 +93,9 @@ def _primary_sentence(node: Node, f: Finding | None, sg: Subgraph, analysis: dic
 def _explains(sg: Subgraph, findings: dict, primary: Node) -> str | None:
     """The exploratory sentence (DESIGN.md §11 "Why / what is going on")."""
     fx = findings.get((primary.metric_id, primary.metric_id))
+    lead_node, flead = leading(primary, findings)
+    if flead is not None and flead.d is not None and abs(flead.d) < 0.2:
+        return None            # the verdict says "about the same": there is no change to explain
     neigh = [n for n in sg.neighbours if n.primary_node == primary.metric_id]
     got = [(n, findings.get((primary.metric_id, n.metric_id))) for n in neigh]
     name = _lc(primary.name)
@@ -101,7 +104,7 @@ def _explains(sg: Subgraph, findings: dict, primary: Node) -> str | None:
                  and abs(g.r) >= OWN_LINK]
         if not moved:
             return None
-        parts = [f"{_lc(n.name)} was {direction_word(g.d)} than usual ({g.d:+.1f} SD), which in your data goes with "
+        parts = [f"{_lc(n.name)} was {_moved(n, g.d)} than usual ({g.d:+.1f} SD), which in your data goes with "
                  f"{direction_word(g.d * g.r, 'higher', 'lower')} {name} (rho {g.r:+.2f} over {g.n} days)"
                  for n, g in moved]
         signs = {1 if g.d * g.r > 0 else -1 for _n, g in moved}
@@ -115,8 +118,8 @@ def _explains(sg: Subgraph, findings: dict, primary: Node) -> str | None:
         return None
     explaining = [(n, g) for n, g in got if g and g.finding == "explains"]
     if explaining:
-        parts = [f"{_lc(n.name)} was {direction_word(g.d)} than usual ({g.d:+.1f} SD), and in your data "
-                 f"{'more' if g.r > 0 else 'less'} {_lc(n.name)} goes with {'more' if fx.d > 0 else 'less'} {name}"
+        parts = [f"{_lc(n.name)} was {_moved(n, g.d)} than usual ({g.d:+.1f} SD), and in your data "
+                 f"{_more(n, g.d > 0)} {_lc(n.name)} goes with {'more' if g.d * g.r > 0 else 'less'} {name}"
                  f" (rho {g.r:+.2f})" for n, g in explaining]
         return "What may help explain it: " + "; ".join(parts) + "."
     checked = [_lc(n.name) for n, g in got if g and g.finding not in ("no_data", "same_construct")]
@@ -124,6 +127,16 @@ def _explains(sg: Subgraph, findings: dict, primary: Node) -> str | None:
         return ("None of the related metrics checked (" + ", ".join(checked) +
                 ") moved in a way that explains the change.")
     return None
+
+
+def leading(p: Node, findings: dict) -> tuple[Node, "Finding | None"]:
+    """The node a primary's verdict is about and its finding: the companion (time asleep beside time
+    in bed) when it has data in the period, else the primary itself."""
+    comp = p.companion
+    fc = findings.get((p.metric_id, comp.metric_id)) if comp is not None else None
+    if comp is not None and fc is not None and fc.n_window_days:
+        return comp, fc
+    return p, findings.get((p.metric_id, p.metric_id))
 
 
 def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[str]:
@@ -167,7 +180,9 @@ def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[s
         if t.get("slope_per_week") is None:
             return [f"{lead}, there are too few days of {_lc(t['name'])} for a trend."]
         word = {"up": "rose", "down": "fell", "flat": "showed no clear trend"}[t.get("direction") or "flat"]
-        rate = "" if word.startswith("showed") else f" by about {fmt_delta(t['slope_per_week'], t.get('unit', ''))} a week"
+        size = fmt(abs(t["slope_per_week"]), t.get("unit", "")) if not is_clock_unit(t.get("unit", "")) \
+            else f"{abs(t['slope_per_week']):.0f} min"
+        rate = "" if word.startswith("showed") else f" by about {size} a week"
         return [f"{lead}, your {_lc(t['name'])} {word}{rate}."]
     if analysis.get("comparison"):
         c = analysis["comparison"]
@@ -187,26 +202,23 @@ def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[s
                     f"{'' if abs(d) < 0.2 else f' ({abs(d):.2f} of your day-to-day SD)'}."]
     sentences = []
     for p in prims:
-        comp = p.companion
-        fc = findings.get((p.metric_id, comp.metric_id)) if comp is not None else None
-        if comp is not None and fc is not None and fc.n_full_days:
-            # sleep leads with actual sleep; time in bed follows (its own line is in the evidence)
-            sentences.append(_primary_sentence(comp, fc, sg, analysis))
-            continue
-        sentences.append(_primary_sentence(p, findings.get((p.metric_id, p.metric_id)), sg, analysis))
+        # sleep leads with actual sleep; time in bed follows (its own line is in the evidence)
+        node, f = leading(p, findings)
+        sentences.append(_primary_sentence(node, f, sg, analysis))
     if sentences:
         out.append(f"{lead}, " + "; ".join(sentences) + ".")
     if (category == "General Knowledge" or analysis.get("asks_definition")) and prims and prims[0].description:
         # the node's definition right after the verdict (DESIGN.md §11 general knowledge)
         out.append(f"{prims[0].name}: {prims[0].description.split('. ')[0].rstrip('.')}.")
     for p in prims:
-        f = findings.get((p.metric_id, p.metric_id))
+        node, f = leading(p, findings)
         if f is None or not f.n_window_days:
             continue
         if f.unusual_days:
-            out.append(f"Unusual {_lc(p.name)} days (2 SD or more from your usual): {_unusual_words(p, f, analysis.get('display_unit'))}.")
+            out.append(f"Unusual {_lc(node.name)} days (2 SD or more from your usual): "
+                       f"{_unusual_words(node, f, analysis.get('display_unit'))}.")
         elif category == "Anomaly Detection" and f.baseline_mean is not None:
-            out.append(f"Nothing unusual in your {_lc(p.name)}: every day within 2 SD of your usual.")
+            out.append(f"Nothing unusual in your {_lc(node.name)}: every day within 2 SD of your usual.")
         if f.partial_days:
             out.append("Left out as partial days (far fewer records than your usual day): "
                        + ", ".join(x["day"].isoformat() for x in f.partial_days) + ".")
@@ -229,7 +241,7 @@ def _levers(sg: Subgraph, findings: dict, primary: Node) -> list[str]:
     rows = [n for n in sg.neighbours if n.primary_node == primary.metric_id and n.category in ("Activity", "Sleep", "Lifestyle")
             and n.r_s_signed is not None and abs(n.r_s_signed) >= OWN_LINK]
     rows.sort(key=lambda n: -abs(n.r_s_signed))
-    return [f"more {_lc(n.name)} goes with {'higher' if n.r_s_signed > 0 else 'lower'} {name} "
+    return [f"{_more(n, True)} {_lc(n.name)} goes with {'higher' if n.r_s_signed > 0 else 'lower'} {name} "
             f"(rho {n.r_s_signed:+.2f} over {n.n_s} days)" for n in rows[:3]]
 
 
@@ -238,15 +250,28 @@ def own_direction(n: Node, primary_name: str) -> str | None:
     Y tended to be higher (rho +0.52 over 81 days).'"""
     if n.r_s_signed is None or abs(n.r_s_signed) < OWN_LINK or not n.n_s:
         return None
-    return (f"In your data, on days with more {_lc(n.name)}, your {_lc(primary_name)} tended to be "
+    more = f"a later {_lc(n.name)}" if is_clock_unit(n.unit) else f"more {_lc(n.name)}"
+    return (f"In your data, on days with {more}, your {_lc(primary_name)} tended to be "
             f"{'higher' if n.r_s_signed > 0 else 'lower'} (rho {n.r_s_signed:+.2f} over {n.n_s} days).")
+
+
+def _moved(n: Node, d: float | None) -> str:
+    """'higher' / 'lower', or 'later' / 'earlier' for a clock time (bedtime, wake time)."""
+    return direction_word(d, "later", "earlier") if is_clock_unit(n.unit) else direction_word(d)
+
+
+def _more(n: Node, up: bool) -> str:
+    """'more' / 'less', or 'a later' / 'an earlier' for a clock time."""
+    if is_clock_unit(n.unit):
+        return "a later" if up else "an earlier"
+    return "more" if up else "less"
 
 
 def finding_sentence(n: Node, g: Finding | None, primary_name: str) -> str:
     """One sentence on a neighbour with a finding."""
     if g is None or g.d is None:
         return ""
-    move = f"{direction_word(g.d)} than usual ({g.d:+.1f} SD)"
+    move = f"{_moved(n, g.d)} than usual ({g.d:+.1f} SD)"
     if g.finding == "explains":
         return f"it was {move}, in the direction that goes with the change in your {_lc(primary_name)}."
     if g.finding == "opposite":

@@ -36,10 +36,11 @@ class Finding:
     n: int | None = None
     n_window_days: int = 0
     n_full_days: int | None = None      # days in the period that are not partial
+    n_mean_days: int | None = None      # days period_mean is over (amounts: the full days)
     baseline_mean: float | None = None  # the usual level: days before the period
     baseline_sd: float | None = None
     n_baseline_days: int = 0
-    period_mean: float | None = None    # mean of the period's non-partial days
+    period_mean: float | None = None    # the period's mean (amounts: over the non-partial days)
     d: float | None = None              # (period_mean - baseline_mean) / baseline_sd
     d_primary: float | None = None
     unusual_days: list[dict] = field(default_factory=list)   # [{day, value, z}], most unusual first

@@ -10,8 +10,11 @@
 -- "Usual" is one baseline for the whole answer: the days before the period (wag_node_window's
 -- baseline_mean / baseline_sd). A partial day — fewer than half the subject's typical number of
 -- metrics with data (median over days <= t), or, where wear is recorded, fewer than half the typical
--- wear minutes — is named as partial and is never an unusual day; the period's change d leaves it out:
---   d = (mean of the period's non-partial days - baseline_mean) / baseline_sd.
+-- wear minutes — is named as partial and is never an unusual day. For a daily amount (a catalog unit
+-- that adds up over a day: minutes, steps, kcal, m, calls, unlocks) a partial day is also left out of
+-- the period's mean, since a truncated recording undercounts it; a level (bpm, a score, a check-in) keeps
+-- it. When every day of the period is partial, all of them count.
+--   d = (period_mean - baseline_mean) / baseline_sd.
 -- unusual_days: the period's non-partial days with |value - baseline_mean| / baseline_sd >= 2, every
 -- one of them (ties included), most unusual first.
 -- finding (neighbours only), with d_x the primary's d and d_y the neighbour's:
@@ -62,9 +65,11 @@ partial_days as (
 ),
 
 period_values as (
-    select v.metric_id, v.day, v.value, p.day is not null as is_partial
+    select v.metric_id, v.day, v.value, p.day is not null as is_partial,
+           c.unit in ('minutes', 'steps', 'kcal', 'm', 'calls', 'unlocks') as is_amount
     from metric_values as v
     left join partial_days as p on p.day = v.day
+    left join metric_catalog as c on c.metric_id = v.metric_id
     where v.subject_id = $subject
       and v.value is not null
       and v.day <= $ref_day
@@ -74,7 +79,7 @@ period_values as (
 
 scored as (
     select
-        pv.metric_id, pv.day, pv.value, pv.is_partial,
+        pv.metric_id, pv.day, pv.value, pv.is_partial, pv.is_amount,
         (pv.value - s.baseline_mean) / nullif(s.baseline_sd, 0) as z
     from period_values as pv
     inner join window_stats as s using (metric_id)
@@ -84,7 +89,10 @@ per_metric as (
     select
         metric_id,
         count(*) filter (where not is_partial) as n_full_days,
-        avg(value) filter (where not is_partial) as period_mean,
+        -- amounts leave partial days out unless no other day is left; levels keep every day
+        case when bool_or(is_amount) and count(*) filter (where not is_partial) > 0
+             then avg(value) filter (where not is_partial) else avg(value) end as period_mean,
+        count(*) filter (where not is_partial or not is_amount) as n_mean_days,
         list({'day': day, 'value': value, 'z': z} order by abs(z) desc, day)
             filter (where not is_partial and abs(z) >= 2) as unusual_days,
         list({'day': day, 'value': value} order by day) filter (where is_partial) as partial_days
@@ -100,6 +108,7 @@ node_stats as (
         s.baseline_sd,
         coalesce(s.n_baseline_days, 0) as n_baseline_days,
         m.n_full_days,
+        m.n_mean_days,
         m.period_mean,
         case when s.n_baseline_days >= 2 and s.baseline_sd > 0 and m.period_mean is not null
              then (m.period_mean - s.baseline_mean) / s.baseline_sd end as d,
@@ -122,6 +131,7 @@ select
     x.n,
     x.n_window_days,
     x.n_full_days,
+    x.n_mean_days,
     x.baseline_mean,
     x.baseline_sd,
     x.n_baseline_days,
