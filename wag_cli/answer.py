@@ -192,6 +192,9 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
     elif sg.window_days is not None and hasattr(d, "n_baseline_days") and (d.n_baseline_days or 0) < 2:
         out.append(f"There {'is' if d.n_baseline_days == 1 else 'are'} {d.n_baseline_days or 'no'} earlier "
                    f"day{'' if d.n_baseline_days == 1 else 's'} with data to compare this period with.")
+    elif mean is not None and n_base >= 2 and sg.window_days is not None and (analysis or {}).get("findings") is not None \
+            and node.role == "primary":
+        pass                     # the verdict states this period against the usual level (DESIGN.md §11)
     elif mean is not None and n_base >= 2 and sg.window_days is not None:
         sd_unit = "min" if is_clock_unit(node.unit) else node.unit
         sd_txt = f" ± {fmt(sd, sd_unit, u)}" if sd else ""
@@ -496,7 +499,9 @@ def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
     have no data, or measure the same thing as the asked metric (folded). The general "why it matters"
     sentence of the graph shows only when the person's own data hold no valid correlation for the pair;
     otherwise the person's own direction is stated."""
-    from .answer_verdict import finding_sentence, own_direction
+    from dataclasses import replace
+
+    from .answer_verdict import finding_sentence, leading, own_direction
 
     unit = analysis.get("display_unit")
     shown_with_primary = {c.metric_id for c in map(_shown_companion, sg.primaries) if c is not None}
@@ -512,8 +517,13 @@ def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
         if kind == "no_data":
             no_data.append(n.name)
         elif kind == "same_construct":
-            same.append(f"{_lc(n.name)} (measures much the same as your {_lc(names.get(n.primary_node, ''))})")
+            same.append(n.name)          # measures the same thing as the asked metric: not repeated
         elif kind in ("explains", "opposite", "moved"):
+            # the verdict speaks of the leading node (time asleep beside time in bed): when that did not
+            # change, a neighbour neither explains nor contradicts a change — it just moved
+            _lead, flead = leading(next(p for p in sg.primaries if p.metric_id == n.primary_node), found)
+            if kind != "moved" and flead is not None and (flead.d is None or abs(flead.d) < 0.2):
+                g = replace(g, finding="moved")
             blocks.append((n, g))
         else:
             unchanged.append(n.name)
@@ -530,17 +540,18 @@ def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
                 out.append(f"  Why it matters: {n.relationship}")
             if n.metric_id in shown_with_primary:
                 continue
-            for line in describe_node_data(n, sg, max_days=2, display_unit=unit, analysis=analysis):
-                out.append(f"  {line}")
+            # one line of evidence: the period against the usual level (the finding's numbers)
+            if g is not None and g.period_mean is not None and g.baseline_mean is not None:
+                du = display_unit_for(unit, n.unit, g.period_mean)
+                out.append(f"  {fmt(g.period_mean, n.unit, du)} on average over {g.n_window_days} days, "
+                           f"usually {fmt(g.baseline_mean, n.unit, du)}.")
             note = measurement_note(n, sg.subject_id.split(":", 1)[0])
             if note and n.data.n_history_days:     # a bare score needs its instrument and scale
                 out.append(f"  How it is measured here: {note}")
-    if unchanged or same or no_data:
+    if unchanged or no_data:
         out.append("")
     if unchanged:
         out.append("Also checked, no notable change: " + ", ".join(unchanged) + ".")
-    if same:
-        out.append("Folded into the answer above: " + "; ".join(same) + ".")
     if no_data:
         out.append("No data in this period: " + ", ".join(no_data) + ".")
     return out

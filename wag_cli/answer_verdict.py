@@ -49,6 +49,8 @@ def _amount(node: Node, f: Finding, unit: str | None, asks_total: bool, window_d
     if f.n_mean_days == 1 or window_days == 1:
         return f"was {fmt(f.period_mean, node.unit, dunit)}"
     full = f" over the {f.n_mean_days} full days" if f.partial_days and f.n_mean_days and f.n_mean_days < f.n_window_days else ""
+    if not full and window_days and f.n_mean_days and f.n_mean_days < window_days / 2:
+        full = f" (only {f.n_mean_days} of the {window_days} days have data)"
     text = f"averaged {fmt(f.period_mean, node.unit, dunit)}{full}"
     if asks_total and node.unit in ADDITIVE_UNITS and node.metric_id not in NOT_ADDITIVE and f.n_mean_days:
         text = (f"came to {fmt(f.period_mean * f.n_mean_days, node.unit, dunit)} over {f.n_mean_days} days "
@@ -90,7 +92,7 @@ def _primary_sentence(node: Node, f: Finding | None, sg: Subgraph, analysis: dic
             f"{_usual(node, f, unit)}")
 
 
-def _explains(sg: Subgraph, findings: dict, primary: Node) -> str | None:
+def _explains(sg: Subgraph, findings: dict, primary: Node, asks_why: bool = False) -> str | None:
     """The exploratory sentence (DESIGN.md §11 "Why / what is going on")."""
     fx = findings.get((primary.metric_id, primary.metric_id))
     lead_node, flead = leading(primary, findings)
@@ -123,7 +125,7 @@ def _explains(sg: Subgraph, findings: dict, primary: Node) -> str | None:
                  f" (rho {g.r:+.2f})" for n, g in explaining]
         return "What may help explain it: " + "; ".join(parts) + "."
     checked = [_lc(n.name) for n, g in got if g and g.finding not in ("no_data", "same_construct")]
-    if checked:
+    if checked and asks_why:
         return ("None of the related metrics checked (" + ", ".join(checked) +
                 ") moved in a way that explains the change.")
     return None
@@ -207,9 +209,15 @@ def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[s
         sentences.append(_primary_sentence(node, f, sg, analysis))
     if sentences:
         out.append(f"{lead}, " + "; ".join(sentences) + ".")
+    for p in prims[:2]:
+        node, f = leading(p, findings)
+        g = guidance_words(node, f, sg.subject_id.split(":", 1)[0])
+        if g:
+            out.append(g)
     if (category == "General Knowledge" or analysis.get("asks_definition")) and prims and prims[0].description:
-        # the node's definition right after the verdict (DESIGN.md §11 general knowledge)
-        out.append(f"{prims[0].name}: {prims[0].description.split('. ')[0].rstrip('.')}.")
+        # the node's definition right after the verdict (DESIGN.md §11 general knowledge): what it is
+        # and why it matters (the description's first two sentences)
+        out.append(f"{prims[0].name}: " + ". ".join(prims[0].description.split(". ")[:2]).rstrip(".") + ".")
     for p in prims:
         node, f = leading(p, findings)
         if f is None or not f.n_window_days:
@@ -222,9 +230,9 @@ def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[s
         if f.partial_days:
             out.append("Left out as partial days (far fewer records than your usual day): "
                        + ", ".join(x["day"].isoformat() for x in f.partial_days) + ".")
-    if category == "Exploratory Analysis" or intent == "influences":
+    if category == "Exploratory Analysis" or intent == "influences" or analysis.get("asks_why"):
         for p in prims[:1]:
-            s = _explains(sg, findings, p)
+            s = _explains(sg, findings, p, bool(analysis.get("asks_why")))
             if s:
                 out.append(s)
     if category == "Actionable Advice":
@@ -242,7 +250,24 @@ def _levers(sg: Subgraph, findings: dict, primary: Node) -> list[str]:
             and n.r_s_signed is not None and abs(n.r_s_signed) >= OWN_LINK]
     rows.sort(key=lambda n: -abs(n.r_s_signed))
     return [f"{_more(n, True)} {_lc(n.name)} goes with {'higher' if n.r_s_signed > 0 else 'lower'} {name} "
-            f"(rho {n.r_s_signed:+.2f} over {n.n_s} days)" for n in rows[:3]]
+            f"(rho {n.r_s_signed:+.2f} over {n.n_s} days{caution(n.n_s)})" for n in rows[:3]]
+
+
+def guidance_words(node: Node, f: Finding | None, dataset: str) -> str | None:
+    """Where the period's level stands against the general range of answer_text.toml
+    ``[guidance_ranges]`` (DESIGN.md §11 advice): 'That is below the 7-9 h adults need.' (None inside
+    the range, without a range, or where the range does not fit the instrument)."""
+    from .wording import answer_words, guidance_fits
+
+    rng = answer_words().get("guidance_ranges", {}).get(node.metric_id)
+    if not rng or f is None or f.period_mean is None or not guidance_fits(node, dataset):
+        return None
+    lo, hi, words = rng["low"], rng["high"], rng["words"]
+    if f.period_mean < lo:
+        return f"That is below {words}."
+    if f.period_mean > hi:
+        return f"That is above {words}."
+    return f"That is within {words}." if hi < 1e5 else None
 
 
 def own_direction(n: Node, primary_name: str) -> str | None:
@@ -252,7 +277,13 @@ def own_direction(n: Node, primary_name: str) -> str | None:
         return None
     more = f"a later {_lc(n.name)}" if is_clock_unit(n.unit) else f"more {_lc(n.name)}"
     return (f"In your data, on days with {more}, your {_lc(primary_name)} tended to be "
-            f"{'higher' if n.r_s_signed > 0 else 'lower'} (rho {n.r_s_signed:+.2f} over {n.n_s} days).")
+            f"{'higher' if n.r_s_signed > 0 else 'lower'} (rho {n.r_s_signed:+.2f} over {n.n_s} days"
+            f"{caution(n.n_s)}).")
+
+
+def caution(n: int | None) -> str:
+    """'; only N days, so treat it with caution' below 30 paired days (DESIGN.md §5's minimum is 10)."""
+    return f"; only {n} days, so treat it with caution" if n is not None and n < 30 else ""
 
 
 def _moved(n: Node, d: float | None) -> str:

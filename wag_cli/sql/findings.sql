@@ -10,10 +10,10 @@
 -- "Usual" is one baseline for the whole answer: the days before the period (wag_node_window's
 -- baseline_mean / baseline_sd). A partial day — fewer than half the subject's typical number of
 -- metrics with data (median over days <= t), or, where wear is recorded, fewer than half the typical
--- wear minutes — is named as partial and is never an unusual day. For a daily amount (a catalog unit
--- that adds up over a day: minutes, steps, kcal, m, calls, unlocks) a partial day is also left out of
--- the period's mean, since a truncated recording undercounts it; a level (bpm, a score, a check-in) keeps
--- it. When every day of the period is partial, all of them count.
+-- wear minutes — matters for a daily amount (a catalog unit that adds up over a day: minutes, steps,
+-- kcal, m, calls, unlocks), which a truncated recording undercounts: such a day is named as partial,
+-- is never an unusual day and is left out of the period's mean (unless every day of the period is
+-- partial). A level (bpm, a score, a once-a-day check-in) is not undercounted and keeps every day.
 --   d = (period_mean - baseline_mean) / baseline_sd.
 -- unusual_days: the period's non-partial days with |value - baseline_mean| / baseline_sd >= 2, every
 -- one of them (ties included), most unusual first.
@@ -21,8 +21,12 @@
 --   'no_data'        no value in the period;
 --   'same_construct' declared in seed same_construct_pairs, or own |r| >= 0.9 over >= 30 days;
 --   'no_baseline'    no days before the period to compare with;
---   'explains'       |d_y| >= 0.5, own |r| >= 0.3, |d_x| >= 0.2 and sign(d_y) * sign(r) = sign(d_x);
---   'opposite'       as 'explains' but the signs disagree: it moved the other way;
+--   'explains'       |d_y| >= 0.5, own |r| >= 0.3, |d_x| >= 0.2 and sign(d_y) * sign(r) = sign(d_x),
+--                    and the neighbour is in another catalog category than the asked metric (a part of
+--                    the same construct — REM sleep for sleep time, efficiency for time in bed — moves
+--                    with it by construction and explains nothing: it is 'moved');
+--   'opposite'       |d_y| >= 0.5, own |r| >= 0.3, |d_x| >= 0.2 but sign(d_y) * sign(r) <> sign(d_x): it
+--                    moved the other way;
 --   'moved'          |d_y| >= 0.5 without a valid own link (|r| < 0.3 or none) or without a change of
 --                    the asked metric to explain;
 --   'unchanged'      |d_y| < 0.5.
@@ -88,14 +92,14 @@ scored as (
 per_metric as (
     select
         metric_id,
-        count(*) filter (where not is_partial) as n_full_days,
+        count(*) filter (where not (is_partial and is_amount)) as n_full_days,
         -- amounts leave partial days out unless no other day is left; levels keep every day
         case when bool_or(is_amount) and count(*) filter (where not is_partial) > 0
              then avg(value) filter (where not is_partial) else avg(value) end as period_mean,
         count(*) filter (where not is_partial or not is_amount) as n_mean_days,
         list({'day': day, 'value': value, 'z': z} order by abs(z) desc, day)
-            filter (where not is_partial and abs(z) >= 2) as unusual_days,
-        list({'day': day, 'value': value} order by day) filter (where is_partial) as partial_days
+            filter (where not (is_partial and is_amount) and abs(z) >= 2) as unusual_days,
+        list({'day': day, 'value': value} order by day) filter (where is_partial and is_amount) as partial_days
     from scored
     group by metric_id
 ),
@@ -148,10 +152,13 @@ select
              or (abs(x.r) >= 0.9 and x.n >= 30) then 'same_construct'
         when x.d is null then 'no_baseline'
         when abs(x.d) < 0.5 then 'unchanged'
-        when abs(x.r) >= 0.3 and abs(p.d) >= 0.2 and sign(x.d) * sign(x.r) = sign(p.d) then 'explains'
-        when abs(x.r) >= 0.3 and abs(p.d) >= 0.2 then 'opposite'
+        when abs(x.r) >= 0.3 and abs(p.d) >= 0.2 and sign(x.d) * sign(x.r) = sign(p.d)
+             and cx.category is distinct from cp.category then 'explains'
+        when abs(x.r) >= 0.3 and abs(p.d) >= 0.2 and sign(x.d) * sign(x.r) <> sign(p.d) then 'opposite'
         else 'moved'
     end as finding
 from node_stats as x
 left join node_stats as p on p.metric_id = x.primary_node and p.role = 'primary'
+left join metric_catalog as cx on cx.metric_id = x.metric_id
+left join metric_catalog as cp on cp.metric_id = x.primary_node
 order by x.role = 'neighbour', x.primary_node, x.metric_id
