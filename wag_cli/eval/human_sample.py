@@ -27,9 +27,10 @@ def _sql(name: str) -> str:
 
 def candidates(con: duckdb.DuckDBPyConnection, experiment: str) -> tuple[list[str], list[str]]:
     """``(query_ids, conditions)``: the queries of ``experiment`` a rater can be shown (§10) and the
-    conditions they were all answered by."""
+    conditions they were all answered by (in :data:`EXPERIMENTS` order, others after by name)."""
     rows = con.execute(_sql("human_candidates.sql"), {"experiment": experiment}).fetchall()
-    conditions = list(rows[0][1]) if rows else []
+    order = [c for c, _method, _rank_by in EXPERIMENTS.get(experiment, ())]
+    conditions = sorted(rows[0][1], key=lambda c: (order.index(c) if c in order else len(order), c)) if rows else []
     return [r[0] for r in rows], conditions
 
 
