@@ -224,3 +224,29 @@ def test_import_names_file_and_line_and_stores_nothing_on_error(store, tmp_path)
     with duckdb.connect(str(store), read_only=True) as con:
         got = con.execute("select rank, label, source from eval_human_rankings order by rank").fetchall()
     assert got == [(i + 1, lab, "file:broken.jsonl") for i, lab in enumerate(labels)]
+
+
+def test_figure_helpers_rank_axis_from_one_and_readable_labels():
+    import matplotlib.pyplot as plt
+
+    from wag_cli.eval.figures import rank_axis, text_colour
+
+    # WCAG relative luminance: white/yellow cells get dark text, dark blue/purple cells light text
+    assert text_colour((1.0, 1.0, 1.0, 1.0)) == "black" and text_colour((0.99, 0.91, 0.14)) == "black"
+    assert text_colour((0.0, 0.0, 0.0)) == "white" and text_colour((0.27, 0.0, 0.33)) == "white"
+    # every viridis colour: the chosen text has a contrast ratio of at least 4.5 (WCAG AA)
+    cmap = plt.get_cmap("viridis_r")
+
+    def lum(rgb):
+        lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb[:3]]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    for i in range(0, 256, 5):
+        rgb = cmap(i / 255)
+        cell, text = lum(rgb), 0.0 if text_colour(rgb) == "black" else 1.0
+        ratio = (max(cell, text) + 0.05) / (min(cell, text) + 0.05)
+        assert ratio >= 4.5, (rgb, ratio)
+    fig, ax = plt.subplots()
+    rank_axis(ax, 4)
+    assert ax.get_ylim() == (1, 4) and list(ax.get_yticks()) == [1, 2, 3, 4]
+    plt.close(fig)
