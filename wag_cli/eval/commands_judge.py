@@ -111,8 +111,12 @@ def report_cmd(
     out: Optional[Path] = typer.Option(None, "--out", help="Folder for the PNG figures (default: <eval db>_report/ beside the eval DB)."),
     judge: Optional[str] = typer.Option(None, "--judge", help="rubric or model:<name> (default: every judge, each in its own section)."),
 ) -> None:
-    """Mean ranks, win rates, breakdowns, Friedman test and Kendall's W, judge validity, gold accuracy; PNG figures."""
+    """Mean ranks, win rates, breakdowns, Friedman test and Kendall's W, judge validity, gold accuracy, human
+    rankings beside the judges (Krippendorff's alpha, Spearman); PNG figures."""
+    from .commands_human import print_human
     from .figures import report_figures
+    from .human_figures import human_figures
+    from .human_report import human_report
     from .report import build_report
     from .store import connect_eval
 
@@ -121,10 +125,11 @@ def report_cmd(
         con = connect_eval()
         try:
             report = build_report(con, judge)
+            report["human"] = human_report(con, judge)
         finally:
             con.close()
         folder = _out_dir(out, "report")
-        report["figures"] = [str(p) for p in report_figures(report, folder)]
+        report["figures"] = [str(p) for p in report_figures(report, folder) + human_figures(report["human"], folder)]
     if as_json:
         cli._print_json(report)
         return
@@ -188,6 +193,7 @@ def report_cmd(
         con_.print(g)
     for name, rows in report["parser"].items():
         con_.print(f"parser scores stored in {name}: {len(rows)} rows (see --json or query the table)")
+    print_human(con_, report["human"])
     for p in report["figures"]:
         con_.print(f"figure: {p}")
     con_.print("views: eval_report_ranks, eval_report_mean_rank, eval_report_win_rate, eval_report_breakdown, "

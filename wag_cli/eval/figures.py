@@ -9,7 +9,12 @@ Files (``slug`` = the judge name with ``:`` and ``/`` replaced):
 * ``<slug>_win_rates.png`` — win rate per condition, one panel per experiment;
 * ``<slug>_mean_ranks.png`` — mean rank per criterion and condition, one panel per experiment;
 * ``<slug>_<experiment>_breakdown.png`` — heat map of the Overall mean rank by dataset, category,
-  window and abnormal level (rows) and condition (columns);
+  window and abnormal level (rows) and condition (columns), n in every cell;
+* ``human_<experiment>_mean_ranks.png``, ``human_<experiment>_heatmap.png`` — the human evaluation
+  (:mod:`wag_cli.eval.human_figures`).
+
+Rank axes run from 1 (best) to k, legends sit outside the bars, and a heat map's labels are dark on
+light cells and light on dark ones (:func:`text_colour`).
 * ``hbm_stage_shifts_<subject>_<node>.png`` — per neighbour y of a primary node: p_prior -> mu_pop ->
   mu_s (Fig. 6);
 * ``hbm_stage_distributions[_<subject>].png`` — histograms of p_prior, mu_pop, mu_s, w_global (Fig. 8).
@@ -40,7 +45,29 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "x"
 
 
-def _save(fig, path: Path) -> Path:
+def text_colour(rgba) -> str:
+    """Dark text on a light cell, light text on a dark one: by the cell colour's relative luminance
+    (WCAG: 0.2126 R + 0.7152 G + 0.0722 B of the linearised channels; threshold 0.179, where black and
+    white text have equal contrast)."""
+    def lin(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(float(c)) for c in rgba[:3])
+    return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.179 else "white"
+
+
+def rank_axis(ax, k: int, axis: str = "y") -> None:
+    """A rank axis from 1 (best) to k with integer ticks, never from 0 (DESIGN.md §10)."""
+    k = max(int(k), 2)
+    if axis == "y":
+        ax.set_ylim(1, k)
+        ax.set_yticks(range(1, k + 1))
+    else:
+        ax.set_xlim(1, k)
+        ax.set_xticks(range(1, k + 1))
+
+
+def save_figure(fig, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -78,7 +105,7 @@ def _win_rates(section: dict, path: Path) -> Path:
         ax.set_ylabel("win rate (Overall rank 1)")
         ax.tick_params(axis="x", rotation=30)
     fig.suptitle(f"Win rates — {section['label']}")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _mean_ranks(section: dict, path: Path) -> Path:
@@ -90,23 +117,28 @@ def _mean_ranks(section: dict, path: Path) -> Path:
         width = 0.8 / max(1, len(conds))
         for j, c in enumerate(conds):
             xs = [i + (j - (len(conds) - 1) / 2) * width for i in range(len(crits))]
-            ax.bar(xs, [data["mean_rank"][c].get(k) or 0.0 for k in crits], width=width, label=c)
+            # bars rise from rank 1 (best) to the mean rank: the axis runs 1..k, never from 0
+            ranks = [data["mean_rank"][c].get(k) or 1.0 for k in crits]
+            ax.bar(xs, [r - 1.0 for r in ranks], bottom=1.0, width=width, label=c)
         ax.set_xticks(range(len(crits)))
         ax.set_xticklabels(crits, rotation=30, ha="right", fontsize=8)
+        rank_axis(ax, len(conds))
         ax.set_ylabel("mean rank (1 = best)")
-        ax.set_title(exp)
-        ax.legend(fontsize=7)
+        ax.set_title(f"{exp} (n = {data['n_queries']})")
+        ax.legend(fontsize=7, title="condition", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.suptitle(f"Mean rank per criterion — {section['label']}")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def _breakdown(section: dict, exp: str, data: dict, path: Path) -> Path:
     conds = data["conditions"]
     rows = sorted({(r["dimension"], r["level"]) for r in data["breakdown"]})
     cell = {(r["dimension"], r["level"], r["condition"]): r["mean_rank"] for r in data["breakdown"]}
+    count = {(r["dimension"], r["level"], r["condition"]): r["n_queries"] for r in data["breakdown"]}
     grid = [[cell.get((d, lv, c), float("nan")) for c in conds] for d, lv in rows]
-    fig, ax = plt.subplots(figsize=(3.6 + 1.1 * len(conds), 1.4 + 0.32 * len(rows)))
-    im = ax.imshow(grid, cmap="viridis_r", aspect="auto", vmin=1, vmax=max(len(conds), 2))
+    fig, ax = plt.subplots(figsize=(3.6 + 1.1 * len(conds), 1.4 + 0.42 * len(rows)))
+    k = max(len(conds), 2)
+    im = ax.imshow(grid, cmap="viridis_r", aspect="auto", vmin=1, vmax=k)
     ax.set_xticks(range(len(conds)))
     ax.set_xticklabels(conds)
     ax.set_yticks(range(len(rows)))
@@ -114,10 +146,13 @@ def _breakdown(section: dict, exp: str, data: dict, path: Path) -> Path:
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
             if v == v:
-                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6, color="white")
-    fig.colorbar(im, ax=ax, label="mean Overall rank")
+                n = count.get((rows[i][0], rows[i][1], conds[j]), 0)
+                ax.text(j, i, f"{v:.2f}\nn={n}", ha="center", va="center", fontsize=6,
+                        color=text_colour(im.cmap(im.norm(v))))
+    bar = fig.colorbar(im, ax=ax, label="mean Overall rank (1 = best)")
+    bar.set_ticks(range(1, k + 1))
     ax.set_title(f"{exp}: Overall mean rank by breakdown\n{section['label']}", fontsize=9)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 # --------------------------------------------------------------------------- HBM weight figures
@@ -160,7 +195,7 @@ def stage_shift_figure(wh: duckdb.DuckDBPyConnection, subject: str, node: str, o
     ax.set_ylabel("weight")
     ax.set_title(f"HBM stage shifts: {subject}, primary {node} (top {len(rows)} by w_global)", fontsize=9)
     ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    return _save(fig, out_dir / f"hbm_stage_shifts_{slug(subject)}_{slug(node)}.png")
+    return save_figure(fig, out_dir / f"hbm_stage_shifts_{slug(subject)}_{slug(node)}.png")
 
 
 def stage_distribution_figure(wh: duckdb.DuckDBPyConnection, subject: str | None, out_dir: Path) -> Path:
@@ -178,4 +213,4 @@ def stage_distribution_figure(wh: duckdb.DuckDBPyConnection, subject: str | None
     axes[0].set_ylabel("edges")
     fig.suptitle(f"Weight distribution per HBM stage — {subject or 'all subjects'}", fontsize=10)
     name = f"hbm_stage_distributions_{slug(subject)}.png" if subject else "hbm_stage_distributions.png"
-    return _save(fig, out_dir / name)
+    return save_figure(fig, out_dir / name)

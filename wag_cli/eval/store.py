@@ -30,6 +30,14 @@ Tables (created on first use, never dropped by the CLI):
                      main experiment leaves out.
 ``eval_gold_scores`` one row per (query, condition): expected and extracted value, tolerance, correct;
                      gold_kind, expected_text / found_text (ISO days for max_day/min_day), rule.
+``eval_human_sample`` human evaluation (§10, :mod:`wag_cli.eval.human_sample`): one row per (experiment,
+                     query) shown to raters: sample_order (1 = first shown), the seed of the draw and
+                     the conditions whose answers are shown (fixed when sampled, so a later run that
+                     adds a condition does not change a task a rater has started).
+``eval_human_rankings`` one row per (experiment, query, rater, criterion, condition): rank 1..k (no
+                     ties; Overall always, the other ranked criteria optionally), the anonymous label
+                     the rater saw ('A', 'B', ...; the shuffle is seeded by rater + experiment + query)
+                     and source ('web' = ``wag eval human serve``, 'file:<name>' = imported file).
 """
 
 from __future__ import annotations
@@ -97,6 +105,27 @@ create table if not exists eval_gold_scores (
     tolerance       double,
     correct         boolean,
     primary key (query_id, condition)
+);
+create table if not exists eval_human_sample (
+    experiment      varchar,
+    query_id        varchar,
+    sample_order    integer,          -- 1 = shown first
+    seed            integer,
+    conditions      varchar[],        -- the conditions whose answers raters see
+    created_at      timestamp default current_timestamp,
+    primary key (experiment, query_id)
+);
+create table if not exists eval_human_rankings (
+    experiment      varchar,
+    query_id        varchar,
+    rater           varchar,
+    criterion       varchar,          -- Overall (required), Insightfulness, Relevance, Groundedness, Personalization, Clarity
+    condition       varchar,
+    rank            integer,          -- 1 = best, a permutation of 1..k per (query, rater, criterion)
+    label           varchar,          -- the anonymous label the rater saw
+    source          varchar,          -- 'web' | 'file:<name>'
+    created_at      timestamp default current_timestamp,
+    primary key (experiment, query_id, rater, criterion, condition)
 );
 alter table eval_queries add column if not exists phrasing_id varchar;
 alter table eval_queries add column if not exists gen_status varchar;
