@@ -314,13 +314,14 @@ def test_between_d1_and_d2_covers_exactly_those_days(wh, values):
     assert [r["day"] for r in p.data.daily] == list(s.index)
     assert p.data.n_window_days == len(s)
     assert p.data.window_mean == pytest.approx(s.mean(), abs=1e-9)
-    assert "2020-01-01 to 2020-01-15 (15 days)" in res.answer.text
+    assert res.answer.text.startswith("From 2020-01-01 to 2020-01-15")
     before = _series(values, SUBJECT, "steps_taken", end=date(2019, 12, 31))
     if getattr(p.data, "n_baseline_days", None):
         # the usual level it is compared with: the days before the period
         assert p.data.n_baseline_days == len(before)
         assert p.data.baseline_mean == pytest.approx(before.mean(), abs=1e-9)
-        assert "before this period" in res.answer.text
+        # the verdict names that baseline: "your usual X (the N days before)" (issue 27)
+        assert f"(the {len(before)} days before" in res.answer.text
 
 
 # --------------------------------------------------------------------------- overview, framing
@@ -396,7 +397,9 @@ def test_a_related_score_states_its_instrument(wh, built_db):
         con.close()
     assert "101" in note
     block = res.answer.text.split("* Mental stress", 1)[1].split("\n* ", 1)[0]
-    assert "How it is measured here:" in block and "101" in block
+    # the person-facing note (issue 27): the instrument and its direction, not the analyst's "101 - x"
+    assert "How it is measured here: from Fitbit's stress management score, turned around" in block
+    assert "101" not in block
 
 
 def test_sleep_answer_leads_with_actual_sleep(wh):

@@ -70,8 +70,9 @@ def test_ask_p01_tired_matches_raw_files(wh, shared_data):
     for p in primaries:
         w = [n["w_final"] for n in neigh if n["primary_node"] == p]
         assert w == sorted(w, reverse=True)
-    # the answer quotes the real window mean of time in bed (minutes, no decimals above 100)
-    assert f"{exp['total_sleep_duration'][0]:,.0f} minutes" in out["answer"]
+    # the answer quotes the real window mean of time in bed (hours and minutes above an hour, issue 27)
+    h, m = divmod(int(round(exp['total_sleep_duration'][0])), 60)
+    assert f"{h} h {m:02d} min" in out["answer"]
     assert out["answer_source"] == "offline"
 
 

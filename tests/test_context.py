@@ -11,7 +11,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from wag_cli.context import DEFAULT_BUDGET, answer_context, estimate_tokens, full_context
+from wag_cli.context import DEFAULT_BUDGET, _messages, answer_context, estimate_tokens, full_context
 from wag_cli.retrieve import Node, NodeData, Subgraph
 
 REF = date(2020, 3, 31)
@@ -84,8 +84,10 @@ def test_budget_trims_lowest_weight_neighbours_daily_rows_first():
     metrics_in_rows = {r.split(" | ")[1] for r in _rows(ctx.text, "daily")}
     assert metrics_in_rows == {"sleep_duration", "high_weight"}
     assert "trimmed (to fit" in ctx.text and "low_weight" in ctx.text.splitlines()[-1]
-    tight = answer_context("q", sg, budget=900)
-    assert tight.tokens <= 900 and tight.trimmed[:2] == ["daily rows of neighbour low_weight",
+    # the instructions' size plus room for little more than the metrics table (was 900 = 869 + 31)
+    tight_budget = estimate_tokens(_messages("wag", "")) + 31
+    tight = answer_context("q", sg, budget=tight_budget)
+    assert tight.tokens <= tight_budget and tight.trimmed[:2] == ["daily rows of neighbour low_weight",
                                                          "daily rows of neighbour high_weight"]
     with pytest.raises(ValueError, match="cannot hold"):
         answer_context("q", sg, budget=50)

@@ -76,12 +76,9 @@ them; "-" = no value).
   ("population") with n days and strength, or the reason there is none; trends: Theil-Sen slope per
   week with its 95 % interval (flat = not distinguishable from no change); comparison: period a vs b,
   difference = a - b; overview: the most unusual metrics (zeta); display_unit: the unit asked for;
-  notes: what could not be computed. verdict: the finding, already computed (period, amount,
-  direction against the person's usual level = the days before the period, unusual days, what may
-  explain a change): open your answer with it, in your own words. findings: per metric, its change d
-  (in SDs against the days before the period), unusual_days (>= 2 SD), partial_days (incomplete days,
-  never unusual), and for a related metric its finding (explains / opposite = moved the other way /
-  moved / unchanged / no_data / same_construct) with the person's own correlation r over n days.
+  notes: what could not be computed. verdict: the computed finding; open with it in your own words.
+  findings: per metric its change d (SDs vs the days before the period), unusual and partial days,
+  and for a related metric whether it explains the change (own correlation r over n days).
 - "metrics" table: per metric its unit, days with data, window mean [min..max], "before" = the
   person's days before the window (mean ± sd, days; compare the window with it), "usual" = all days
   up to the reference day, and zeta (distance from the usual level in SDs: < 1 typical, > 2 unusual).
