@@ -42,10 +42,15 @@ PLANTED = {
     "hrv_rmssd": (_alt(30, 50, 24), [45] * 6),               # own |r| 0.95 over 40 days: same construct
     "total_sleep_duration": (_alt(400, 480, 24), [440] * 6),
     "asleep_duration": (_alt(360, 420, 24), [300] * 6),      # declared the same construct as time in bed
+    # bedtimes around midnight, some written the next-day way (1420 = 23:40 counted from the day's own
+    # midnight): an arithmetic mean would put the usual bedtime near noon
+    "bedtime_start_time": (_alt(-20, 1420, 24), [-10, 1430, -10, 1430, -10, 1430]),
+    "steps_taken": (_alt(8000, 10000, 24), [9000] * 6),    # plus 500 on the partial last day
 }
 NEIGHBOURS = {"mental_fatigue": {"sleep_score": (-0.5, 60), "deep_sleep_duration": (-0.4, 60),
                                  "readiness": (0.1, 60), "mood": (-0.6, 60), "hrv_rmssd": (0.95, 40)},
-              "total_sleep_duration": {"asleep_duration": (0.5, 60)}}
+              "total_sleep_duration": {"asleep_duration": (0.5, 60), "bedtime_start_time": (0.1, 60)},
+              "steps_taken": {}}
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +62,8 @@ def planted_db(built_db, tmp_path_factory):
     for m, (base, period) in PLANTED.items():
         rows += [("pmdata", SID, m, d, float(v), None) for d, v in zip(BASE_DAYS, base)]
         rows += [("pmdata", SID, m, d, float(v), None) for d, v in zip(PERIOD, period)]
-    rows.append(("pmdata", SID, "mental_fatigue", PARTIAL, 9.0, None))    # a partial day's outlier
+    rows.append(("pmdata", SID, "mental_fatigue", PARTIAL, 9.0, None))    # a check-in on a partial day
+    rows.append(("pmdata", SID, "steps_taken", PARTIAL, 500.0, None))     # a truncated day's steps
     con.executemany("insert into metric_values values (?, ?, ?, ?, ?, ?)", rows)
     con.close()
     return db
@@ -86,18 +92,24 @@ def planted(planted_db):
         con.close()
 
 
-def _d(metric: str, drop_partial: bool = True) -> float:
+def _d(metric: str, extra: list[float] = ()) -> float:
     base, period = PLANTED[metric]
-    return (np.mean(period) - np.mean(base)) / np.std(base, ddof=1)
+    return (np.mean(list(period) + list(extra)) - np.mean(base)) / np.std(base, ddof=1)
 
 
 def test_findings_match_a_hand_computation(planted):
     f = planted
+    # a day with far fewer records (03-31: 2 metrics against the usual 10) is partial; a level such as a
+    # check-in keeps it (a truncated recording does not lower it), a daily amount leaves it out
     fx = f[("mental_fatigue", "mental_fatigue")]
-    assert fx.d == pytest.approx(_d("mental_fatigue"), abs=1e-12)          # the partial day is left out
-    assert fx.n_full_days == 6 and [p["day"] for p in fx.partial_days] == [PARTIAL]
+    assert fx.d == pytest.approx(_d("mental_fatigue", [9.0]), abs=1e-12)
+    assert fx.partial_days == []
     sd = np.std(PLANTED["mental_fatigue"][0], ddof=1)
-    assert [(u["day"], u["z"]) for u in fx.unusual_days] == [(date(2020, 3, 30), pytest.approx((6 - 3) / sd))]
+    assert [(u["day"], u["z"]) for u in fx.unusual_days] == [(PARTIAL, pytest.approx((9 - 3) / sd)),
+                                                             (date(2020, 3, 30), pytest.approx((6 - 3) / sd))]
+    fs = f[("steps_taken", "steps_taken")]
+    assert fs.d == pytest.approx(_d("steps_taken"), abs=1e-12)            # 500 on 03-31 left out
+    assert fs.n_mean_days == 6 and [p["day"] for p in fs.partial_days] == [PARTIAL] and fs.unusual_days == []
     verdicts = {m: f[("mental_fatigue", m)].finding for m in NEIGHBOURS["mental_fatigue"]}
     assert verdicts == {"sleep_score": "explains", "deep_sleep_duration": "opposite", "readiness": "unchanged",
                         "mood": "no_data", "hrv_rmssd": "same_construct"}
@@ -105,14 +117,24 @@ def test_findings_match_a_hand_computation(planted):
     assert f[("total_sleep_duration", "asleep_duration")].finding == "same_construct"   # declared in the seed
 
 
+def test_clock_times_average_on_the_24_hour_circle(planted):
+    f = planted[("total_sleep_duration", "bedtime_start_time")]
+    assert f.baseline_mean == pytest.approx(-20, abs=1e-9)          # 23:40, not (1420 - 20) / 2 = 11:40
+    assert f.period_mean == pytest.approx(-10, abs=1e-9)            # 23:50
+    from wag_cli.wording import fmt
+
+    assert fmt(f.period_mean, "minutes from local midnight of the wake-up day") == "23:50 (previous day)"
+
+
 def test_the_verdict_names_the_period_and_what_explains_the_change(planted):
     sg = _subgraph()
     analysis = {"intent": "lookup", "category": "Exploratory Analysis",
                 "period": {"start": "2020-03-25", "end": "2020-03-31", "days": 7, "label": "past week"}}
     lines = verdict_lines(sg, analysis, planted)
-    assert lines[0].startswith("From 2020-03-25 to 2020-03-31 (past week), your mental fatigue averaged 5.2 "
-                               "over the 6 full days, above your usual 3 (the 24 days before, +2.1 SD)")
-    assert "Unusual mental fatigue days (2 SD or more from your usual): 2020-03-30" in " ".join(lines)
+    assert lines[0].startswith("From 2020-03-25 to 2020-03-31 (past week), your mental fatigue averaged 5.7, "
+                               "above your usual 3 (the 24 days before, +2.7 SD)")
+    assert "your steps taken averaged 9,000 over the 6 full days" in lines[0]
+    assert "Unusual mental fatigue days (2 SD or more from your usual): 2020-03-31" in " ".join(lines)
     assert "2020-03-31" in [ln for ln in lines if ln.startswith("Left out as partial days")][0]
     why = [ln for ln in lines if ln.startswith("What may help explain it")][0]
     assert "sleep score was lower than usual" in why and "deep sleep" not in why
@@ -130,7 +152,7 @@ def test_nothing_unusual_is_said_outright(planted):
 def test_findings_round_trip_through_the_analysis(planted):
     back = from_rows(json.loads(json.dumps(to_rows(planted), default=str)))
     assert back.keys() == planted.keys()
-    assert back[("mental_fatigue", "mental_fatigue")].unusual_days[0]["day"] == date(2020, 3, 30)
+    assert back[("mental_fatigue", "mental_fatigue")].unusual_days[0]["day"] == PARTIAL
 
 
 def test_a_zero_one_flag_reads_as_a_share_of_days():
@@ -169,7 +191,7 @@ def test_activity_is_paired_with_the_following_night(built_db):
 # ---- over real questions ----
 
 VERDICT = re.compile(r"\b(above|below|about the same|no \w+ data|you have no|tended to|not clearly different|"
-                     r"rose|fell|no clear|higher|lower|no personal correlation|too few|was|logged)\b")
+                     r"rose|fell|no clear|higher|lower|later|earlier|no personal correlation|too few|was|logged)\b")
 PERIOD_WORDS = re.compile(r"\b(20\d\d-\d\d-\d\d|up to)\b")
 
 

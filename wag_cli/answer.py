@@ -271,10 +271,12 @@ def render_relationships(rels: list[dict]) -> list[str]:
         if r.get("period"):
             out.append("  " + _corr_words(r["period"], r["x_name"], r["y_name"], f"In {r['period']['label']}"))
         if r.get("next_night"):
+            # activity then the night after it (DESIGN.md §11) replaces the same-day pairing
             out.append("  " + _corr_words(r["next_night"], r["x_name"], r["y_name"],
-                                          "Each day with the night after it"))
-        out.append("  " + _corr_words(r["individual"], r["x_name"], r["y_name"],
-                                      "All your days up to then" if r.get("period") else "Your own data"))
+                                          "Your own data, each day with the night after it"))
+        else:
+            out.append("  " + _corr_words(r["individual"], r["x_name"], r["y_name"],
+                                          "All your days up to then" if r.get("period") else "Your own data"))
         out.append("  " + _corr_words(r["population"], r["x_name"], r["y_name"], POPULATION_WHO))
         if r["population"].get("pooled_sources"):
             out.append(f"  The pooled sample combines several source fields of this dataset, each with its own scale: "
@@ -306,7 +308,8 @@ def render_influences(inf: dict) -> list[str]:
     for k, n in enumerate(inf["neighbours"], 1):
         ind, pop = n["individual"], n["population"]
         if ind.get("rho") is not None:
-            ev = f"your rho {ind['rho']:+.2f} over {ind['n']} days ({ind['strength']})"
+            few = "; only a few days, so treat it with caution" if ind["n"] < 30 else ""
+            ev = f"your rho {ind['rho']:+.2f} over {ind['n']} days ({ind['strength']}{few})"
         else:
             ev = f"no personal correlation ({ind.get('reason')})"
         if pop.get("rho") is not None:
@@ -536,8 +539,6 @@ def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
             own = own_direction(n, names.get(n.primary_node, n.primary_node))
             if own:
                 out.append(f"  {own}")
-            elif n.relationship:
-                out.append(f"  Why it matters: {n.relationship}")
             if n.metric_id in shown_with_primary:
                 continue
             # one line of evidence: the period against the usual level (the finding's numbers)
@@ -551,9 +552,9 @@ def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
     if unchanged or no_data:
         out.append("")
     if unchanged:
-        out.append("Also checked, no notable change: " + ", ".join(unchanged) + ".")
+        out.append("Other related metrics were at their usual level: " + ", ".join(_lc(x) for x in unchanged) + ".")
     if no_data:
-        out.append("No data in this period: " + ", ".join(no_data) + ".")
+        out.append("Not recorded in this period: " + ", ".join(_lc(x) for x in no_data) + ".")
     return out
 
 

@@ -65,13 +65,18 @@ def _usual(node: Node, f: Finding, unit: str | None) -> str:
     if _is_flag(node):
         return f"{effect_word(f.d)} your usual {f.baseline_mean:.0%} (the {f.n_baseline_days} days before)"
     per_day = " a day" if node.unit in ("steps", "kcal", "calls", "unlocks", "m") else ""
-    return (f"{effect_word(f.d)} your usual {fmt(f.baseline_mean, node.unit, dunit)}{per_day} "
+    word = effect_word(f.d)
+    if is_clock_unit(node.unit):        # a clock time is later or earlier, not above or below
+        word = word.replace("above", "later than").replace("below", "earlier than")
+    return (f"{word} your usual {fmt(f.baseline_mean, node.unit, dunit)}{per_day} "
             f"(the {f.n_baseline_days} days before{f', {f.d:+.1f} SD' if f.d is not None and abs(f.d) >= 0.2 else ''})")
 
 
 def _unusual_words(node: Node, f: Finding, unit: str | None) -> str:
     dunit = display_unit_for(unit, node.unit, f.baseline_mean)
-    days = [f"{u['day'].isoformat()} ({fmt(u['value'], node.unit, dunit)}, {u['z']:+.1f} SD)" for u in f.unusual_days]
+    gap = node.unit in ADDITIVE_UNITS
+    days = [f"{u['day'].isoformat()} ({fmt(u['value'], node.unit, dunit)}, {u['z']:+.1f} SD"
+            f"{'; possibly not recorded' if gap and u['value'] == 0 else ''})" for u in f.unusual_days]
     if len(days) > 6:
         days = days[:6] + [f"and {len(f.unusual_days) - 6} more"]
     return ", ".join(days)
@@ -263,9 +268,10 @@ def guidance_words(node: Node, f: Finding | None, dataset: str) -> str | None:
     if not rng or f is None or f.period_mean is None or not guidance_fits(node, dataset):
         return None
     lo, hi, words = rng["low"], rng["high"], rng["words"]
-    if f.period_mean < lo:
+    shown = round(f.period_mean)          # as printed: 7 h 00 min is not "below 7 h"
+    if shown < lo:
         return f"That is below {words}."
-    if f.period_mean > hi:
+    if shown > hi:
         return f"That is above {words}."
     return f"That is within {words}." if hi < 1e5 else None
 

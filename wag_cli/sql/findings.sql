@@ -8,7 +8,9 @@
 -- when not valid).
 --
 -- "Usual" is one baseline for the whole answer: the days before the period (wag_node_window's
--- baseline_mean / baseline_sd). A partial day — fewer than half the subject's typical number of
+-- baseline_mean / baseline_sd). Clock times (catalog unit 'minutes from local midnight of the wake-up
+-- day': bedtime, wake time) use circular statistics on the 24-hour circle: circular means, the circular
+-- SD sqrt(-2 ln R) and differences taken the short way round, so 23:40 and 00:00 average to 23:50. A partial day — fewer than half the subject's typical number of
 -- metrics with data (median over days <= t), or, where wear is recorded, fewer than half the typical
 -- wear minutes — matters for a daily amount (a catalog unit that adds up over a day: minutes, steps,
 -- kcal, m, calls, unlocks), which a truncated recording undercounts: such a day is named as partial,
@@ -68,6 +70,35 @@ partial_days as (
        or (w.wear_minutes is not null and t.typical_wear is not null and w.wear_minutes < 0.5 * t.typical_wear)
 ),
 
+baseline_clock as (
+    -- clock times (bedtime, wake time: minutes from midnight of the wake-up day) on the 24-hour circle:
+    -- circular mean angle and mean resultant length R over the days before the period
+    select v.metric_id,
+           atan2(avg(sin(radians(v.value / 4.0))), avg(cos(radians(v.value / 4.0)))) as theta,
+           sqrt(pow(avg(sin(radians(v.value / 4.0))), 2) + pow(avg(cos(radians(v.value / 4.0))), 2)) as r_len,
+           count(*) as n
+    from metric_values as v
+    inner join metric_catalog as c on c.metric_id = v.metric_id
+    where c.unit like 'minutes from%'
+      and v.subject_id = $subject and v.value is not null
+      and $window_days is not null and v.day <= $ref_day - cast($window_days as integer)
+      and v.metric_id in (select metric_id from nodes)
+    group by v.metric_id
+),
+
+centre as (
+    -- the usual level a metric's period is compared with: the days before the period; for a clock time
+    -- the circular mean (in minutes from midnight, -720..720) and circular SD sqrt(-2 ln R) on the clock
+    select s.metric_id,
+           b.metric_id is not null as is_clock,
+           case when b.metric_id is not null then degrees(b.theta) * 4 else s.baseline_mean end as base_mean,
+           case when b.metric_id is not null
+                then case when b.n >= 2 and b.r_len < 1 then sqrt(-2 * ln(b.r_len)) * 1440 / (2 * pi()) end
+                else s.baseline_sd end as base_sd
+    from window_stats as s
+    left join baseline_clock as b using (metric_id)
+),
+
 period_values as (
     select v.metric_id, v.day, v.value, p.day is not null as is_partial,
            c.unit in ('minutes', 'steps', 'kcal', 'm', 'calls', 'unlocks') as is_amount
@@ -83,10 +114,13 @@ period_values as (
 
 scored as (
     select
-        pv.metric_id, pv.day, pv.value, pv.is_partial, pv.is_amount,
-        (pv.value - s.baseline_mean) / nullif(s.baseline_sd, 0) as z
+        pv.metric_id, pv.day, pv.value, pv.is_partial, pv.is_amount, ce.is_clock,
+        -- a clock time's distance from the usual time is the shorter way round the clock
+        case when ce.is_clock
+             then (pv.value - ce.base_mean) - 1440 * floor((pv.value - ce.base_mean + 720) / 1440)
+             else pv.value - ce.base_mean end / nullif(ce.base_sd, 0) as z
     from period_values as pv
-    inner join window_stats as s using (metric_id)
+    inner join centre as ce using (metric_id)
 ),
 
 per_metric as (
@@ -94,8 +128,11 @@ per_metric as (
         metric_id,
         count(*) filter (where not (is_partial and is_amount)) as n_full_days,
         -- amounts leave partial days out unless no other day is left; levels keep every day
-        case when bool_or(is_amount) and count(*) filter (where not is_partial) > 0
+        case when bool_or(is_clock)
+             then degrees(atan2(avg(sin(radians(value / 4.0))), avg(cos(radians(value / 4.0))))) * 4
+             when bool_or(is_amount) and count(*) filter (where not is_partial) > 0
              then avg(value) filter (where not is_partial) else avg(value) end as period_mean,
+        bool_or(is_clock) as is_clock,
         count(*) filter (where not is_partial or not is_amount) as n_mean_days,
         list({'day': day, 'value': value, 'z': z} order by abs(z) desc, day)
             filter (where not (is_partial and is_amount) and abs(z) >= 2) as unusual_days,
@@ -108,18 +145,21 @@ node_stats as (
     select
         n.*,
         coalesce(s.n_window_days, 0) as n_window_days,
-        s.baseline_mean,
-        s.baseline_sd,
+        ce.base_mean as baseline_mean,
+        ce.base_sd as baseline_sd,
         coalesce(s.n_baseline_days, 0) as n_baseline_days,
         m.n_full_days,
         m.n_mean_days,
         m.period_mean,
-        case when s.n_baseline_days >= 2 and s.baseline_sd > 0 and m.period_mean is not null
-             then (m.period_mean - s.baseline_mean) / s.baseline_sd end as d,
+        case when s.n_baseline_days >= 2 and ce.base_sd > 0 and m.period_mean is not null
+             then case when ce.is_clock
+                       then (m.period_mean - ce.base_mean) - 1440 * floor((m.period_mean - ce.base_mean + 720) / 1440)
+                       else m.period_mean - ce.base_mean end / ce.base_sd end as d,
         coalesce(m.unusual_days, []) as unusual_days,
         coalesce(m.partial_days, []) as partial_days
     from nodes as n
     left join window_stats as s using (metric_id)
+    left join centre as ce using (metric_id)
     left join per_metric as m using (metric_id)
 ),
 
