@@ -228,10 +228,13 @@ def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[s
         if f is None or not f.n_window_days:
             continue
         if f.unusual_days:
-            out.append(f"Unusual {_lc(node.name)} days (2 SD or more from your usual): "
+            out.append(f"Unusual {_lc(label(node.metric_id, node.name))} days (2 SD or more from your usual): "
                        f"{_unusual_words(node, f, analysis.get('display_unit'))}.")
+            same_days = _same_day_links(sg, findings, p, node, f)
+            if same_days:
+                out.append(same_days)
         elif category == "Anomaly Detection" and f.baseline_mean is not None:
-            out.append(f"Nothing unusual in your {_lc(node.name)}: every day within 2 SD of your usual.")
+            out.append(f"Nothing unusual in your {_lc(label(node.metric_id, node.name))}: every day within 2 SD of your usual.")
         if f.partial_days:
             out.append("Left out as partial days (far fewer records than your usual day): "
                        + ", ".join(x["day"].isoformat() for x in f.partial_days) + ".")
@@ -256,6 +259,33 @@ def _levers(sg: Subgraph, findings: dict, primary: Node) -> list[str]:
     rows.sort(key=lambda n: -abs(n.r_s_signed))
     return [f"{_more(n, True)} {_lc(n.name)} goes with {'higher' if n.r_s_signed > 0 else 'lower'} {name} "
             f"(rho {n.r_s_signed:+.2f} over {n.n_s} days{caution(n.n_s)})" for n in rows[:3]]
+
+
+def _same_day_links(sg: Subgraph, findings: dict, primary: Node, node: Node, f: Finding) -> str | None:
+    """What else was off on the asked metric's unusual days: related metrics 1.5 SD or more from their
+    usual level on those same days, in the direction that in the person's own data goes with the asked
+    metric's deviation (own |rho| >= 0.3). 'On 2021-01-26 and 2021-01-28 your time asleep was also
+    unusually low, which in your data goes with a lower sleep score.'"""
+    days = {u["day"]: u["z"] for u in f.unusual_days}
+    parts = []
+    for n in sg.neighbours:
+        g = findings.get((primary.metric_id, n.metric_id))
+        if n.primary_node != primary.metric_id or g is None or n.r_s_signed is None or abs(n.r_s_signed) < OWN_LINK \
+                or n.metric_id == node.metric_id or g.finding == "same_construct":
+            continue
+        sign = 1 if n.r_s_signed > 0 else -1
+        hits = [x for x in g.notable_days
+                if x["day"] in days and (1 if x["z"] > 0 else -1) * sign == (1 if days[x["day"]] > 0 else -1)]
+        if hits:
+            when = " and ".join(h["day"].isoformat() for h in hits[:3])
+            word = "low" if hits[0]["z"] < 0 else "high"
+            if is_clock_unit(n.unit):
+                word = "early" if hits[0]["z"] < 0 else "late"
+            parts.append(f"on {when} your {_lc(label(n.metric_id, n.name))} was also unusually {word}")
+    if not parts:
+        return None
+    return (f"What went with it: " + "; ".join(parts[:2]) +
+            f" (in your own data, these move with your {_lc(label(node.metric_id, node.name))}).")
 
 
 def guidance_words(node: Node, f: Finding | None, dataset: str) -> str | None:

@@ -45,6 +45,7 @@ class Finding:
     d_primary: float | None = None
     unusual_days: list[dict] = field(default_factory=list)   # [{day, value, z}], most unusual first
     partial_days: list[dict] = field(default_factory=list)   # [{day, value}]
+    notable_days: list[dict] = field(default_factory=list)   # [{day, z}] with |z| >= 1.5
     finding: str | None = None          # neighbours only (see the module docstring)
 
 
@@ -74,6 +75,7 @@ def findings_for(con, sg: Subgraph) -> dict[tuple[str, str], Finding]:
     for r in rows:
         r["unusual_days"] = [dict(x) for x in r.get("unusual_days") or []]
         r["partial_days"] = [dict(x) for x in r.get("partial_days") or []]
+        r["notable_days"] = [dict(x) for x in r.get("notable_days") or []]
         out[(r["primary_node"], r["metric_id"])] = Finding(**r)
     return out
 
@@ -103,7 +105,7 @@ def from_rows(rows: list[dict]) -> dict[tuple[str, str], Finding]:
     out = {}
     for r in rows:
         r = dict(r)
-        for key in ("unusual_days", "partial_days"):
+        for key in ("unusual_days", "partial_days", "notable_days"):
             r[key] = [{**x, "day": date.fromisoformat(x["day"]) if isinstance(x["day"], str) else x["day"]}
                       for x in r.get(key) or []]
         f = Finding(**r)

@@ -18,7 +18,7 @@
 -- partial). A level (bpm, a score, a once-a-day check-in) is not undercounted and keeps every day.
 --   d = (period_mean - baseline_mean) / baseline_sd.
 -- unusual_days: the period's non-partial days with |value - baseline_mean| / baseline_sd >= 2, every
--- one of them (ties included), most unusual first.
+-- one of them (ties included), most unusual first; notable_days: those with |z| >= 1.5, by day.
 -- finding (neighbours only), with d_x the primary's d and d_y the neighbour's:
 --   'no_data'        no value in the period;
 --   'same_construct' declared in seed same_construct_pairs, or own |r| >= 0.9 over >= 30 days;
@@ -136,7 +136,11 @@ per_metric as (
         count(*) filter (where not is_partial or not is_amount) as n_mean_days,
         list({'day': day, 'value': value, 'z': z} order by abs(z) desc, day)
             filter (where not (is_partial and is_amount) and abs(z) >= 2) as unusual_days,
-        list({'day': day, 'value': value} order by day) filter (where is_partial and is_amount) as partial_days
+        list({'day': day, 'value': value} order by day) filter (where is_partial and is_amount) as partial_days,
+        -- days 1.5 SD or more from the usual level: a neighbour's, matched with the asked metric's unusual
+        -- days, says what else was off on those days
+        list({'day': day, 'z': z} order by day) filter (where not (is_partial and is_amount) and abs(z) >= 1.5)
+            as notable_days
     from scored
     group by metric_id
 ),
@@ -156,7 +160,8 @@ node_stats as (
                        then (m.period_mean - ce.base_mean) - 1440 * floor((m.period_mean - ce.base_mean + 720) / 1440)
                        else m.period_mean - ce.base_mean end / ce.base_sd end as d,
         coalesce(m.unusual_days, []) as unusual_days,
-        coalesce(m.partial_days, []) as partial_days
+        coalesce(m.partial_days, []) as partial_days,
+        coalesce(m.notable_days, []) as notable_days
     from nodes as n
     left join window_stats as s using (metric_id)
     left join centre as ce using (metric_id)
@@ -183,6 +188,7 @@ select
     x.d,
     x.unusual_days,
     x.partial_days,
+    x.notable_days,
     p.d as d_primary,
     case
         when x.role <> 'neighbour' then null
