@@ -535,17 +535,15 @@ def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
         out.append("")
         out.append("Related metrics that changed:" if sg.method != "full" else "Your other metrics that changed:")
         for n, g in blocks:
-            out.append(f"* {n.name} — {finding_sentence(n, g, names.get(n.primary_node, n.primary_node))}")
-            own = own_direction(n, names.get(n.primary_node, n.primary_node))
-            if own:
-                out.append(f"  {own}")
-            if n.metric_id in shown_with_primary:
-                continue
-            # one line of evidence: the period against the usual level (the finding's numbers)
-            if g is not None and g.period_mean is not None and g.baseline_mean is not None:
+            # one line each: the change with its numbers, then what it means in the person's own data
+            line = f"* {n.name}: {finding_sentence(n, g, names.get(n.primary_node, n.primary_node))}"
+            if g is not None and g.period_mean is not None and g.baseline_mean is not None \
+                    and n.metric_id not in shown_with_primary:
                 du = display_unit_for(unit, n.unit, g.period_mean)
-                out.append(f"  {fmt(g.period_mean, n.unit, du)} on average over {g.n_window_days} days, "
-                           f"usually {fmt(g.baseline_mean, n.unit, du)}.")
+                nums = f"{fmt(g.period_mean, n.unit, du)}, usually {fmt(g.baseline_mean, n.unit, du)}"
+                line = line.replace(" SD)", f" SD: {nums})", 1)
+            own = own_direction(n, names.get(n.primary_node, n.primary_node))
+            out.append(line + (f" {own}" if own else ""))
             note = measurement_note(n, sg.subject_id.split(":", 1)[0])
             if note and n.data.n_history_days:     # a bare score needs its instrument and scale
                 out.append(f"  How it is measured here: {note}")

@@ -338,9 +338,9 @@ def finding_sentence(n: Node, g: Finding | None, primary_name: str) -> str:
     """One sentence on a neighbour with a finding."""
     if g is None or g.d is None:
         return ""
-    move = f"{_moved(n, g.d)} than usual ({g.d:+.1f} SD)"
+    move = f"{_moved(n, g.d)} than usual ({g.d:+.1f} SD"
     if g.finding == "explains":
-        return f"it was {move}, in the direction that goes with the change in your {_lc(primary_name)}."
+        return f"{move}), in the direction that goes with the change in your {_lc(primary_name)}."
     if g.finding == "opposite":
-        return f"it was {move}, but in your data that goes the other way, so it does not explain the change."
-    return f"it was {move}."
+        return f"{move}), the other way from what would explain the change."
+    return f"{move})."
