@@ -146,7 +146,7 @@ def test_nothing_unusual_is_said_outright(planted):
     analysis = {"intent": "lookup", "category": "Anomaly Detection",
                 "period": {"start": "2020-03-25", "end": "2020-03-31", "days": 7}}
     lines = verdict_lines(sg, analysis, planted)
-    assert "Nothing unusual in your total sleep duration: every day within 2 SD of your usual." in lines
+    assert "Nothing unusual in your time in bed (total sleep duration): every day within 2 SD of your usual." in lines
 
 
 def test_findings_round_trip_through_the_analysis(planted):

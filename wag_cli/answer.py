@@ -272,8 +272,11 @@ def render_relationships(rels: list[dict]) -> list[str]:
             out.append("  " + _corr_words(r["period"], r["x_name"], r["y_name"], f"In {r['period']['label']}"))
         if r.get("next_night"):
             # activity then the night after it (DESIGN.md §11) replaces the same-day pairing
+            ind = r["individual"]
+            same = (f" (paired with the night before it instead: rho {ind['rho']:+.2f} over {ind['n']} days)"
+                    if ind.get("rho") is not None else "")
             out.append("  " + _corr_words(r["next_night"], r["x_name"], r["y_name"],
-                                          "Your own data, each day with the night after it"))
+                                          "Your own data, each day with the night after it").rstrip(".") + same + ".")
         else:
             out.append("  " + _corr_words(r["individual"], r["x_name"], r["y_name"],
                                           "All your days up to then" if r.get("period") else "Your own data"))
@@ -509,7 +512,7 @@ def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
     unit = analysis.get("display_unit")
     shown_with_primary = {c.metric_id for c in map(_shown_companion, sg.primaries) if c is not None}
     names = {p.metric_id: p.name for p in sg.primaries}
-    blocks, unchanged, no_data, same = [], [], [], []
+    blocks, unchanged, no_data, same, too_few = [], [], [], [], []
     seen: set[str] = set()
     for n in sg.neighbours:                     # a neighbour of two primaries is described once
         if n.metric_id in seen:
@@ -521,6 +524,8 @@ def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
             no_data.append(n.name)
         elif kind == "same_construct":
             same.append(n.name)          # measures the same thing as the asked metric: not repeated
+        elif kind == "too_few":
+            too_few.append(n.name)
         elif kind in ("explains", "opposite", "moved"):
             # the verdict speaks of the leading node (time asleep beside time in bed): when that did not
             # change, a neighbour neither explains nor contradicts a change — it just moved
@@ -547,10 +552,12 @@ def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
             note = measurement_note(n, sg.subject_id.split(":", 1)[0])
             if note and n.data.n_history_days:     # a bare score needs its instrument and scale
                 out.append(f"  How it is measured here: {note}")
-    if unchanged or no_data:
+    if unchanged or no_data or too_few:
         out.append("")
     if unchanged:
         out.append("Other related metrics were at their usual level: " + ", ".join(_lc(x) for x in unchanged) + ".")
+    if too_few:
+        out.append("Too few days in this period to say: " + ", ".join(_lc(x) for x in too_few) + ".")
     if no_data:
         out.append("Not recorded in this period: " + ", ".join(_lc(x) for x in no_data) + ".")
     return out

@@ -93,6 +93,15 @@ def _primary_sentence(node: Node, f: Finding | None, sg: Subgraph, analysis: dic
         return f"you logged {name} entries on {f.n_window_days}{days if sg.window_days else ' days'}"
     if f.period_mean is None:
         return f"your {name} has no numeric values in this period"
+    if node.data.n_window_days and node.data.window_mean is None:
+        # wag_node_window withholds the mean when the period has too few days for the subject's cadence
+        vals = "; ".join(f"{r['day']}: {fmt(r['value'], node.unit, display_unit_for(unit, node.unit, r['value']))}"
+                         for r in node.data.daily if r.get("value") is not None)
+        return f"you have only {node.data.n_window_days} days of {name} data, too few for an average ({vals})"
+    if is_clock_unit(node.unit) and f.baseline_sd is not None and f.baseline_sd > 180:
+        # a clock time that is all over the day has no usual time (a circular SD over 3 hours)
+        return (f"your {name} averaged {fmt(f.period_mean, node.unit)}, but your usual {name} varies too much "
+                f"from day to day to compare with (by more than 3 hours)")
     return (f"your {name} {_amount(node, f, unit, bool(analysis.get('asks_total')), sg.window_days)}, "
             f"{_usual(node, f, unit)}")
 

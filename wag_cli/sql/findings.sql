@@ -22,6 +22,7 @@
 -- finding (neighbours only), with d_x the primary's d and d_y the neighbour's:
 --   'no_data'        no value in the period;
 --   'same_construct' declared in seed same_construct_pairs, or own |r| >= 0.9 over >= 30 days;
+--   'too_few'        fewer than 3 days with data in a period of 3 days or more: too few to call it usual;
 --   'no_baseline'    no days before the period to compare with;
 --   'explains'       |d_y| >= 0.5, own |r| >= 0.3, |d_x| >= 0.2 and sign(d_y) * sign(r) = sign(d_x),
 --                    and the neighbour is in another catalog category than the asked metric (a part of
@@ -196,6 +197,7 @@ select
         when exists (select 1 from declared as c
                      where c.node_a = least(x.metric_id, x.primary_node) and c.node_b = greatest(x.metric_id, x.primary_node))
              or (abs(x.r) >= 0.9 and x.n >= 30) then 'same_construct'
+        when x.n_window_days < 3 and coalesce($window_days, 3) >= 3 then 'too_few'
         when x.d is null then 'no_baseline'
         when abs(x.d) < 0.5 then 'unchanged'
         when abs(x.r) >= 0.3 and abs(p.d) >= 0.2 and sign(x.d) * sign(x.r) = sign(p.d)
