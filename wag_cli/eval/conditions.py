@@ -18,7 +18,23 @@ from dataclasses import replace
 
 from ..retrieve import Subgraph
 
-#: condition method -> the retrieval method and rank_by it starts from
+#: experiment -> ((condition, method, rank_by), ...); rank_by None = no neighbours (budget 0).
+EXPERIMENTS: dict[str, tuple[tuple[str, str, str | None], ...]] = {
+    "main": (("base", "base", None), ("rag", "rag", None), ("static", "static", "p_prior"),
+             ("full", "full", None), ("wag", "wag", "w_final")),
+    "exp_g": (("w_prior", "wag", "p_prior"), ("w_pop", "wag", "w_pop"), ("w_ind", "wag", "w_ind"),
+              ("w_global", "wag", "w_global")),
+    "exp_l": (("w_global", "wag", "w_global"), ("w_local", "wag", "w_local"), ("w_final", "wag", "w_final")),
+}
+
+
+def is_candidate(q: dict) -> bool:
+    """A single-metric tuple question: the only kind Exp-G / Exp-L take (multi-metric and gold-track
+    questions never enter them; DESIGN.md §10)."""
+    return q.get("kind") == "single" and len(q.get("metrics") or []) == 1
+
+
+#: the prior weight StaticGraph ranks by
 STATIC_RANK_BY = "p_prior"
 _PERSONAL = dict(w_global=None, w_local=None, w_final=None, fallback=None, r_s_signed=None, n_s=None,
                  r_pop_signed=None, n_pop=None, n_pop_subjects=None, r_s_reason=None, r_pop_reason=None,

@@ -38,17 +38,8 @@ import duckdb
 
 from ..catalog import Metric
 from ..errors import UsageError
+from .conditions import EXPERIMENTS, is_candidate  # noqa: F401  (EXPERIMENTS re-exported)
 from .tokens import answer_messages, estimate_tokens
-
-#: experiment -> ((condition, method, rank_by), ...); rank_by None = no neighbours (budget 0).
-EXPERIMENTS: dict[str, tuple[tuple[str, str, str | None], ...]] = {
-    "main": (("base", "base", None), ("rag", "rag", None), ("static", "static", "p_prior"),
-             ("full", "full", None), ("wag", "wag", "w_final")),
-    "exp_g": (("w_prior", "wag", "p_prior"), ("w_pop", "wag", "w_pop"), ("w_ind", "wag", "w_ind"),
-              ("w_global", "wag", "w_global")),
-    "exp_l": (("w_global", "wag", "w_global"), ("w_local", "wag", "w_local"), ("w_final", "wag", "w_final")),
-}
-
 
 #: condition method -> the retrieval it starts from (StaticGraph: WAG's, ranked by the prior;
 #: FullContext: RAG's primaries, extended by wag_cli.eval.conditions)
@@ -93,8 +84,6 @@ def plan(eval_con: duckdb.DuckDBPyConnection, queries: list[dict], experiments: 
     """Tasks not yet stored, in query order. ``main`` takes every query except the Exp-G/L-only
     candidates (``in_main`` false); ``exp_g``/``exp_l`` take the query ids in ``selected[exp]``
     (wag_cli/eval/selection.py; without an entry, the single-metric tuple questions)."""
-    from .selection import is_candidate
-
     selected = selected or {}
     done = set(eval_con.execute("select query_id, experiment, condition from eval_answers").fetchall())
     tasks = []

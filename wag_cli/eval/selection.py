@@ -27,7 +27,7 @@ import duckdb
 from ..db import fetch_dicts
 from ..retrieve import _sql
 from ..settings import RetrievalSettings
-from .run import EXPERIMENTS
+from .conditions import EXPERIMENTS, is_candidate  # noqa: F401  (is_candidate re-exported)
 
 #: the experiments that compare weightings through one retrieval
 WEIGHTING_EXPERIMENTS = ("exp_g", "exp_l")
@@ -84,11 +84,6 @@ def select_balanced(verdicts: list[Verdict], n: int | None) -> list[Verdict]:
     for v in picked:
         v.selected = True
     return picked
-
-
-def is_candidate(q: dict) -> bool:
-    """A single-metric tuple question (multi-metric and gold-track questions never enter Exp-G/L)."""
-    return q.get("kind") == "single" and len(q.get("metrics") or []) == 1
 
 
 def select_queries(con: duckdb.DuckDBPyConnection, queries: list[dict], experiment: str, n: int | None = None,
