@@ -5,6 +5,8 @@
   {{ return([
       'stg_apple_health__quantities',
       'stg_apple_health__sleep',
+      'stg_fitbit__distance',
+      'stg_fitbit__steps',
       'stg_globem__calls',
       'stg_globem__ema',
       'stg_globem__location',
