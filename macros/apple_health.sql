@@ -10,3 +10,9 @@
   {#- An Apple Health date as ISO text with its zone ('2024-03-01 00:30:00+02:00'), for the instant. -#}
   regexp_replace(trim({{ expr }}), '\s*([+-][0-9]{2}):?([0-9]{2})$', '\1:\2')
 {%- endmacro %}
+
+
+{% macro wag_set_memory_limit(limit) -%}
+  {#- `set memory_limit` on DuckDB (hook of the Apple Health models, issue 28); nothing on other engines. -#}
+  {%- if target.type == 'duckdb' -%}set memory_limit = {{ wag_sql_string(limit) }}{%- else -%}select 1{%- endif -%}
+{%- endmacro %}

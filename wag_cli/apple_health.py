@@ -38,8 +38,8 @@ from typing import BinaryIO, Iterator
 
 import pyexpat
 
-#: Records per Parquet part (about 60 MB of Python strings at a time).
-BATCH_ROWS = 200_000
+#: Records per Parquet part (about 15 MB of Python strings at a time; bench/RESULTS.md).
+BATCH_ROWS = 50_000
 #: Bytes read from the file per parser call.
 CHUNK_BYTES = 1 << 20
 #: The prolog (XML declaration + DOCTYPE) must end within this many bytes.
@@ -250,11 +250,36 @@ def prepare_exports(data_dir: Path, cache_dir: Path) -> list[ExportReport]:
                 reports.append(cached)
                 continue
         shutil.rmtree(out_dir, ignore_errors=True)
-        report = extract_export(person_dir.name, source, member, out_dir)
+        report = _extract_in_subprocess(person_dir.name, source, member, out_dir)
         if report.status == "read":
             manifest.write_text(json.dumps(asdict(report)))
         reports.append(report)
     return reports
+
+
+def _extract_in_subprocess(person: str, source: Path, member: str | None, out_dir: Path) -> ExportReport:
+    """:func:`extract_export` in a child Python process: the parse's memory (Python strings, pandas
+    batches) is returned to the system when it exits, so the build process (dbt + DuckDB) that reads
+    the parts next does not carry it (bench/RESULTS.md: peak RSS of the 2 GB build)."""
+    import subprocess
+    import sys
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result = out_dir / "extract.json"
+    cmd = [sys.executable, "-m", "wag_cli.apple_health", person, str(source), member or "", str(out_dir), str(result)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0 or not result.is_file():
+        return ExportReport(person=person, file=str(source) + (f"!{member}" if member else ""), status="failed",
+                            note=f"not read: the parser process failed ({(proc.stderr or '').strip()[-300:]})")
+    return ExportReport(**json.loads(result.read_text()))
+
+
+if __name__ == "__main__":
+    import sys
+
+    _person, _source, _member, _out, _result = sys.argv[1:6]
+    _report = extract_export(_person, Path(_source), _member or None, Path(_out))
+    Path(_result).write_text(json.dumps(asdict(_report)))
 
 
 def reports_frame(reports: list[ExportReport]):
