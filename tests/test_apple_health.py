@@ -206,3 +206,19 @@ def test_stream_keeps_line_numbers(tmp_path):
         assert "<Record" in lines[row[0] - 1]
     stripper = DoctypeStripper(io.BytesIO(text.encode()))
     assert stripper.doctype_found and stripper.entities == []
+
+
+def test_build_summary_states_what_was_done_with_each_file(apple_db):
+    """`wag build` prints these rows (wag_cli/sql/apple_health_summary.sql)."""
+    from importlib import resources
+
+    sql = resources.files("wag_cli").joinpath("sql", "apple_health_summary.sql").read_text()
+    con = duckdb.connect(str(apple_db), read_only=True)
+    try:
+        rows = {r[0]: r for r in con.execute(sql).fetchall()}
+    finally:
+        con.close()
+    anna, bob = rows["apple_health:anna"], rows["apple_health:bob"]
+    assert anna[2:5] == ("read", 17, "removed (0 entity declarations)")
+    assert anna[-1] == "HKQuantityTypeIdentifierHeadphoneAudioExposure [dBASPL] 2"
+    assert bob[5:7] == ("xxe (SYSTEM)", 1) and bob[-1] is None
