@@ -21,13 +21,19 @@
     o_pop   = sig(std_C(fz_pop), gamma);  v_pop = alpha_pop (se_pop / sd_C(fz_pop) o (1-o))^2
     i_ind   = sig(std_C(fz_s),   gamma);  u_ind = alpha_ind (se_s / sd_C(fz_s) i (1-i))^2
     q_prior = alpha_prior mean_C(v_pop / alpha_pop)
+              -- §6 "Small cohorts" rule 2: when no candidate has a population variance,
+              -- q_prior = alpha_prior mean_C(u_ind / alpha_ind) and the population stage is skipped
+              -- (mu_pop = p, sigma_pop = q); the individual update then applies as usual
     stage 1 sigma_pop = 1/(1/q + 1/v),          mu_pop = sigma_pop (p/q + o/v)
     stage 2 sigma_s   = 1/(1/sigma_pop + 1/u),  mu_s   = sigma_s (mu_pop/sigma_pop + i/u)
     w_global = mu_s if r_s valid, else mu_pop if r_pop valid, else p_prior;  = p_prior if q undefined
+    fallback = 'individual' (r_s valid, q from the population stage), 'individual_no_population'
+               (r_s valid, q from the individual stage: no candidate had population evidence),
+               'population' (r_pop valid, r_s not), 'prior' (neither, or q undefined)
   A missing observation, or one whose variance is undefined (sd_C = 0, < 2 candidates with a value),
   skips its stage: the posterior is the stage's prior.
 
-  Output: every input column, the intermediate stages (z_*, v_pop, u_ind, q_prior) and
+  Output: every input column, the intermediate stages (z_*, v_pop, u_ind, q_pop, q_ind, q_prior) and
   p_prior, o_pop, i_ind, mu_pop, sigma_pop, mu_s, sigma_s, w_global, fallback, and the experiment-G
   ablation weights w_pop_ablation = coalesce(o_pop, p_prior), w_ind_ablation = coalesce(i_ind, p_prior).
 -#}
@@ -88,8 +94,15 @@ hbm_prior_variance as (
     select
         *,
         -- Sigma_prior = V_pop, unmodulated: mean over C of v_pop / alpha_pop, times alpha_prior
-        ({{ alpha_prior }}) * avg(v_pop / ({{ alpha_pop }})) over (partition by {{ gx }}) as q_prior
+        ({{ alpha_prior }}) * avg(v_pop / ({{ alpha_pop }})) over (partition by {{ gx }}) as q_pop,
+        -- §6 "Small cohorts" rule 2: no population variance in C -> the individual stage's, unmodulated
+        ({{ alpha_prior }}) * avg(u_ind / ({{ alpha_ind }})) over (partition by {{ gx }}) as q_ind
     from hbm_variances
+),
+
+hbm_prior_variance_chosen as (
+    select *, coalesce(q_pop, q_ind) as q_prior
+    from hbm_prior_variance
 ),
 
 hbm_stage_population as (
@@ -98,7 +111,7 @@ hbm_stage_population as (
         case when q_prior is null then null
              when v_pop is null then q_prior
              else 1.0 / (1.0 / q_prior + 1.0 / v_pop) end as sigma_pop
-    from hbm_prior_variance
+    from hbm_prior_variance_chosen
 ),
 
 hbm_stage_population_mean as (
@@ -132,6 +145,7 @@ select
     end as w_global,
     case
         when q_prior is null then 'prior'
+        when r_s is not null and q_pop is null then 'individual_no_population'
         when r_s is not null then 'individual'
         when r_pop is not null then 'population'
         else 'prior'

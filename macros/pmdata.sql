@@ -1,4 +1,5 @@
-{% macro pmdata_minutes_to_daily(minute_glob, raw_field) -%}
+{% macro pmdata_minutes_to_daily(minute_glob, raw_field, dataset='pmdata',
+                                 hr_glob='pmdata/*/fitbit/time_in_heart_rate_zones.json') -%}
 {#-
   PMData per-minute Fitbit series (steps.json, distance.json) -> one staging row per subject and local
   day with the day's sum (DESIGN.md §2; FORMATS.md §1.2, §0.5, §0.6). Shared by stg_pmdata__steps and
@@ -9,12 +10,14 @@
   dateTime and value are parsed by the macros of macros/quarantine.sql; a minute whose dateTime is
   not a (plausible) timestamp or whose value is not a number, or is negative, is listed in raw_rejected
   and left out of the day's sum.
+  dataset 'fitbit' (issue 28): the same logic over a person's Fitbit account export (Takeout), one file
+  per period (`steps-2024-03-01.json`), person = the folder under fitbit/ (fitbit_person), timestamps
+  month-first 'MM/DD/YY HH:MM:SS' (read by wag_parse_timestamp).
 -#}
-{%- set hr_glob = 'pmdata/*/fitbit/time_in_heart_rate_zones.json' -%}
 {%- if wag_files_exist(minute_glob) %}
 with raw as (
     select
-        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+        {{ fitbit_person_expr(dataset) }} as pid,
         {{ wag_parse_timestamp('dateTime') }} as minute_ts,
         {{ wag_parse_number('value') }} as amount
     from {{ wag_read_json(minute_glob, "columns = {dateTime: 'VARCHAR', value: 'VARCHAR'}") }}
@@ -40,7 +43,7 @@ hr_days as (
     select pid, day
     from (
         select
-            regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
+            {{ fitbit_person_expr(dataset) }} as pid,
             {{ pmdata_zone_day('dateTime') }} as day,
             {{ pmdata_zone_minutes(wag_q('value')) }} as hr_minutes
         from {{ wag_read_json(hr_glob, "columns = {dateTime: 'VARCHAR', value: 'JSON'}") }}
@@ -54,8 +57,8 @@ hr_days as (
 )
 
 select
-    cast('pmdata' as string) as dataset,
-    cast('pmdata:' || d.pid as string) as subject_id,
+    cast({{ wag_sql_string(dataset) }} as string) as dataset,
+    cast({{ wag_sql_string(dataset ~ ':') }} || d.pid as string) as subject_id,
     cast(d.day as date) as day,
     cast('{{ raw_field }}' as string) as raw_field,
     cast(d.value as double) as value,
@@ -81,4 +84,45 @@ where d.value > 0 or h.pid is not null
   {#- Minutes with a heart rate of a time_in_heart_rate_zones.json element: the sum of
       value.valuesInZones.* (a zone that is not a number counts as absent; raw_rejected lists it). -#}
   {{ wag_json_values_sum(value_expr, '$.valuesInZones', wag_parse_number('ITEM')) }}
+{%- endmacro %}
+
+
+{% macro fitbit_person_expr(dataset='pmdata') -%}
+  {#- The participant of a Fitbit JSON file from its path: PMData `pmdata/<pid>/fitbit/<file>`, or a
+      person's Takeout export `fitbit/<person>/…/<file>` (any depth: `Takeout/Fitbit/Global Export
+      Data/` or that folder itself; issue 28): the first folder under data_dir/fitbit/. -#}
+  {%- if dataset == 'fitbit' -%}
+  split_part(substr({{ wag_path_slashes('filename') }}, length({{ wag_sql_string(wag_file_root() ~ '/fitbit/') }}) + 1), '/', 1)
+  {%- else -%}
+  regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1)
+  {%- endif -%}
+{%- endmacro %}
+
+
+{% macro pmdata_wear_time(dataset='pmdata', hr_glob='pmdata/*/fitbit/time_in_heart_rate_zones.json') -%}
+{#- The body of stg_pmdata__wear_time (its header has the rules), shared with stg_fitbit__wear_time
+    (a person's Takeout export, one time_in_heart_rate_zones-YYYY-MM-DD.json per period; issue 28). -#}
+{%- if wag_files_exist(hr_glob) %}
+with raw as (
+    select
+        {{ fitbit_person_expr(dataset) }} as pid,
+        cast({{ pmdata_zone_day('dateTime') }} as date) as day,
+        {{ pmdata_zone_minutes(wag_q('value')) }} as zone_minutes
+    from {{ wag_read_json(hr_glob, "columns = {dateTime: 'VARCHAR', value: 'JSON'}") }}
+)
+
+select
+    cast({{ wag_sql_string(dataset) }} as string)  as dataset,
+    cast({{ wag_sql_string(dataset ~ ':') }} || pid as string) as subject_id,
+    day,
+    cast(least(max(zone_minutes), 1440) as double)  as wear_minutes,
+    cast('minutes with heart rate (time_in_heart_rate_zones.json)' as string) as evidence
+from raw
+where pid <> '' and day is not null and zone_minutes is not null
+group by pid, day
+{%- else %}
+select cast(null as string) as dataset, cast(null as string) as subject_id, cast(null as date) as day,
+       cast(null as double) as wear_minutes, cast(null as string) as evidence
+where false
+{%- endif %}
 {%- endmacro %}

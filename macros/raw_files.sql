@@ -143,7 +143,7 @@ where value is not null
 
 {% macro wag_check_data_dir() -%}
   {#- on-run-start hook (dbt_project.yml): a `dbt build` whose data_dir holds none of the dataset folders
-      (pmdata/, lifesnaps/, globem/, ifh_affect/ with at least one file) and no wide source stops with
+      (pmdata/, lifesnaps/, globem/, ifh_affect/, and a person's own export folders apple_health/, fitbit/, oura/, with at least one file) and no wide source stops with
       an error naming the folder, instead of replacing the warehouse with empty tables (DESIGN.md §2;
       `wag build` checks the same before dbt runs). Runs with --select are not checked (they build single
       models); var allow_empty_data: true builds empty on purpose. -#}
@@ -152,7 +152,7 @@ where value is not null
   {%- if execute and flags.WHICH in ('build', 'run', 'seed') and not selected and not var('allow_empty_data', false)
         and (var('wide_sources', []) | length) == 0 -%}
     {%- set found = [] -%}
-    {%- for folder in ['pmdata', 'lifesnaps', 'globem', 'ifh_affect'] -%}
+    {%- for folder in ['pmdata', 'lifesnaps', 'globem', 'ifh_affect', 'apple_health', 'fitbit', 'oura'] -%}
       {%- if wag_files_exist(folder ~ '/**') -%}{%- do found.append(folder) -%}{%- endif -%}
     {%- endfor -%}
     {#- a file or folder name with a control character (newline, tab) would split a subject id across
@@ -168,7 +168,7 @@ where value is not null
     {%- if found | length == 0 -%}
       {{ exceptions.raise_compiler_error(
           "data folder '" ~ var('data_dir') ~ "' holds none of the dataset folders pmdata/, lifesnaps/, "
-          ~ "globem/, ifh_affect/ (is WAG_DATA_DIR one level too deep or too high?); nothing was built. "
+          ~ "globem/, ifh_affect/, apple_health/, fitbit/, oura/ (is WAG_DATA_DIR one level too deep or too high?); nothing was built. "
           ~ "Point WAG_DATA_DIR at the folder that contains them, or pass --vars '{allow_empty_data: true}'.") }}
     {%- endif -%}
   {%- endif -%}

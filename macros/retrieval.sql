@@ -58,7 +58,7 @@
 -#}
 {%- set candidate_columns -%}
 w.node_x, w.node_y, w.w_prior, w.r_s_signed, w.n_s, w.r_s_reason, w.r_pop_signed, w.n_pop,
-           w.n_pop_subjects, w.r_pop_reason, w.p_prior, w.o_pop, w.i_ind, w.mu_pop, w.sigma_pop,
+           w.n_pop_subjects, w.r_pop_reason, w.pop_source, w.p_prior, w.o_pop, w.i_ind, w.mu_pop, w.sigma_pop,
            w.mu_s, w.sigma_s, w.w_global, w.fallback
 {%- endset -%}
 {%- set sql -%}
@@ -307,17 +307,49 @@ asof_pop_checked as (
     select node_x, node_y, n, n_subjects, null_reason, spearman_rho from asof_pop_computed
     {%- endif %}
 ),
-asof_observed as (
+asof_reference as (
+    -- §6 "Small cohorts" rule 1: the other datasets' full-history meta-analysis (prior knowledge, not
+    -- look-ahead), under this call's thresholds
+    {{ wag_reference_population_select('correlations_population_snapshots', 'asof_subject', 'min_samples', 'min_pop_subjects') }}
+),
+asof_own as (
     select
         c.*,
-        abs(pop.spearman_rho)              as r_pop,
-        pop.spearman_rho                   as r_pop_signed,
-        coalesce(pop.n, 0)                 as n_pop,
-        pop.n_subjects                     as n_pop_subjects,
-        case when pop.spearman_rho is not null then {{ fisher_z('pop.spearman_rho') }} end as fz_pop,
-        case when pop.spearman_rho is not null then {{ fisher_se('pop.n') }} end           as se_pop,
-        coalesce(pop.null_reason, case when (select snapshot_day from asof_pop_snapshot) is null then 'no_population_snapshot'
-                                       when pop.n is null then 'n_below_min' end) as r_pop_reason,
+        pop.spearman_rho as own_rho, pop.n as own_n, pop.n_subjects as own_n_subjects,
+        pop.null_reason as own_reason,
+        -- fewer than min_pop_subjects of the own dataset's subjects with paired days up to the snapshot
+        coalesce(pop.n_subjects, 0) < min_pop_subjects as use_reference
+    from asof_candidates as c
+    left join asof_pop_checked as pop on pop.node_x = c.node_x and pop.node_y = c.node_y
+),
+asof_pop_chosen as (
+    select
+        o.*,
+        case when o.use_reference and rp.n is not null then rp.spearman_rho_signed else o.own_rho end as pop_rho,
+        case when o.use_reference and rp.n is not null then rp.n else o.own_n end as pop_n,
+        case when o.use_reference and rp.n is not null then rp.n_subjects else o.own_n_subjects end as pop_n_subjects,
+        case when o.use_reference and rp.n is not null then rp.fisher_se end as ref_se,
+        case when o.use_reference and rp.n is not null then 'reference: ' || rp.sources
+             when not o.use_reference and o.own_rho is not null then o.dataset end as pop_source,
+        o.use_reference and rp.n is not null as is_reference
+    from asof_own as o
+    left join asof_reference as rp
+        on o.use_reference and rp.node_a = least(o.node_x, o.node_y) and rp.node_b = greatest(o.node_x, o.node_y)
+),
+asof_observed as (
+    select
+        c.dataset, c.subject_id, c.node_x, c.node_y, c.w_prior,
+        abs(c.pop_rho)                     as r_pop,
+        c.pop_rho                          as r_pop_signed,
+        coalesce(c.pop_n, 0)               as n_pop,
+        c.pop_n_subjects                   as n_pop_subjects,
+        case when c.pop_rho is not null then {{ fisher_z('c.pop_rho') }} end as fz_pop,
+        case when c.is_reference then c.ref_se
+             when c.pop_rho is not null then {{ fisher_se('c.pop_n') }} end  as se_pop,
+        case when c.is_reference then null
+             else coalesce(c.own_reason, case when (select snapshot_day from asof_pop_snapshot) is null then 'no_population_snapshot'
+                                              when c.own_n is null then 'n_below_min' end) end as r_pop_reason,
+        c.pop_source,
         (select snapshot_day from asof_pop_snapshot) as pop_as_of_day,
         abs(ind.spearman_rho)              as r_s,
         ind.spearman_rho                   as r_s_signed,
@@ -325,8 +357,7 @@ asof_observed as (
         case when ind.spearman_rho is not null then {{ fisher_z('ind.spearman_rho') }} end as fz_s,
         case when ind.spearman_rho is not null then {{ fisher_se('ind.n') }} end           as se_s,
         coalesce(ind.null_reason, case when ind.n is null then 'n_below_min' end)        as r_s_reason
-    from asof_candidates as c
-    left join asof_pop_checked as pop on pop.node_x = c.node_x and pop.node_y = c.node_y
+    from asof_pop_chosen as c
     left join asof_ind as ind on ind.node_x = c.node_x and ind.node_y = c.node_y
 ),
 asof_weights as (
@@ -336,7 +367,7 @@ asof_weights as (
 select
     dataset, subject_id, node_x, node_y, w_prior,
     r_pop, r_pop_signed, cast(n_pop as integer) as n_pop, cast(n_pop_subjects as integer) as n_pop_subjects,
-    fz_pop, se_pop, r_pop_reason,
+    fz_pop, se_pop, r_pop_reason, pop_source,
     r_s, r_s_signed, cast(n_s as integer) as n_s, fz_s, se_s, r_s_reason,
     p_prior, o_pop, i_ind, v_pop, u_ind, q_prior, mu_pop, sigma_pop, mu_s, sigma_s,
     w_global, fallback, w_pop_ablation, w_ind_ablation,
@@ -535,7 +566,8 @@ select
     rank_by                     as rank_by,
     cast(null as double)        as rank_weight,
     (select budget from settings) as budget,
-    cast(null as date)          as pop_as_of_day
+    cast(null as date)          as pop_as_of_day,
+    cast(null as varchar)       as pop_source
 from primaries as p
 left join window_stats as ws on ws.metric_id = p.node_id
 union all
@@ -576,7 +608,8 @@ select
     rank_by                     as rank_by,
     r.rank_weight,
     s.budget,
-    r.pop_as_of_day
+    r.pop_as_of_day,
+    r.pop_source
 from ranked as r
 cross join settings as s
 where r.rank <= s.k_per_primary or include_unselected

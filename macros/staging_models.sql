@@ -3,6 +3,10 @@
       dataset, subject_id, day, raw_field, value (raw unit), value_text.
       A new native source adds its model names here and its rows to a raw_field_map seed. -#}
   {{ return([
+      'stg_apple_health__quantities',
+      'stg_apple_health__sleep',
+      'stg_fitbit__distance',
+      'stg_fitbit__steps',
       'stg_globem__calls',
       'stg_globem__ema',
       'stg_globem__location',

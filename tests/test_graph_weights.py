@@ -117,11 +117,14 @@ def hbm_weights(w_prior, fz_pop, se_pop, fz_s, se_s) -> dict:
     if _varies(fz_s):
         u = ALPHA_IND * (se_s / np.nanstd(fz_s, ddof=1) * i * (1 - i)) ** 2
     has_v = ~np.isnan(v)
+    has_u = ~np.isnan(u)
     out = {"p": p, "o": o, "i": i, "mu_pop": np.full(n, np.nan), "mu_s": np.full(n, np.nan)}
-    if not has_v.any():
+    if not has_v.any() and not has_u.any():
         out["w"], out["fallback"] = p.copy(), ["prior"] * n
         return out
-    q = ALPHA_PRIOR * np.mean(v[has_v] / ALPHA_POP)
+    # §6 "Small cohorts" rule 2: no population variance in C -> the individual stage's variance
+    no_population = not has_v.any()
+    q = ALPHA_PRIOR * (np.mean(u[has_u] / ALPHA_IND) if no_population else np.mean(v[has_v] / ALPHA_POP))
     w, fb = np.empty(n), []
     for k in range(n):
         if has_v[k]:
@@ -136,7 +139,7 @@ def hbm_weights(w_prior, fz_pop, se_pop, fz_s, se_s) -> dict:
             mu_s = mu_pop
         out["mu_pop"][k], out["mu_s"][k] = mu_pop, mu_s
         if not np.isnan(fz_s[k]):
-            w[k], f = mu_s, "individual"
+            w[k], f = mu_s, "individual_no_population" if no_population else "individual"
         elif not np.isnan(fz_pop[k]):
             w[k], f = mu_pop, "population"
         else:
@@ -144,6 +147,33 @@ def hbm_weights(w_prior, fz_pop, se_pop, fz_s, se_s) -> dict:
         fb.append(f)
     out["w"], out["fallback"] = w, fb
     return out
+
+
+MIN_POP_SUBJECTS = 3
+
+
+def reference_population(pop: pd.DataFrame, min_pop_subjects: int) -> pd.DataFrame:
+    """DESIGN.md §6 "Small cohorts" rule 1 in pandas: the population correlations each dataset's
+    subjects see. A pair with >= min_pop_subjects own subjects keeps its own row; otherwise the
+    other datasets' valid rows are combined, fz = sum((n - 3) atanh(r)) / sum(n - 3) (signed),
+    se = 1/sqrt(sum(n - 3)), fisher_z = |fz|."""
+    rows = []
+    datasets = sorted(pop["dataset"].unique())
+    valid = pop[pop["spearman_rho_signed"].notna()]
+    for (a, b), grp in pop.groupby(["node_a", "node_b"]):
+        for d in datasets:
+            own = grp[grp["dataset"] == d]
+            if len(own) and own["n_subjects"].fillna(0).iloc[0] >= min_pop_subjects:
+                rows.append(own.iloc[0].to_dict())
+                continue
+            others = valid[(valid["node_a"] == a) & (valid["node_b"] == b) & (valid["dataset"] != d)]
+            if len(others):
+                wts = others["n"].to_numpy(float) - 3
+                z = np.arctanh(np.clip(others["spearman_rho_signed"].to_numpy(float), -(1 - 1e-8), 1 - 1e-8))
+                fz = float((wts * z).sum() / wts.sum())
+                rows.append({"dataset": d, "node_a": a, "node_b": b, "fisher_z": abs(fz),
+                             "fisher_se": 1 / np.sqrt(wts.sum()), "spearman_rho_signed": np.tanh(fz)})
+    return pd.DataFrame(rows)
 
 
 def test_edge_weights_match_numpy_for_every_subject(built_db):
@@ -162,6 +192,7 @@ def test_edge_weights_match_numpy_for_every_subject(built_db):
         con.close()
     both = pd.concat([edges.rename(columns={"node_a": "x", "node_b": "y"}),
                       edges.rename(columns={"node_b": "x", "node_a": "y"})])
+    pop = reference_population(pop, MIN_POP_SUBJECTS)
     pop_idx = pop.set_index(["dataset", "node_a", "node_b"])
     ind_idx = ind.set_index(["subject_id", "node_a", "node_b"])
     ew_idx = ew.set_index(["subject_id", "node_x", "node_y"]).sort_index()

@@ -244,6 +244,11 @@ def _corr_words(c: dict, x_name: str, y_name: str, who: str) -> str:
     if c.get("rho") is None:
         return f"{who}: no correlation ({c.get('reason')})."
     direction = "positive" if c["rho"] > 0 else "negative" if c["rho"] < 0 else "none"
+    if who == POPULATION_WHO and c.get("reference"):
+        # §6 "Small cohorts": too few people here, so the population evidence is the other datasets'
+        return (f"Other datasets ({c['reference']}; too few people in yours for a population figure): "
+                f"combined Spearman rho {c['rho']:+.2f} over {c['n']} subject-days of {c.get('n_subjects') or '?'} "
+                f"people ({c['strength']}, {direction}).")
     # the population stage pools every subject of the dataset, this one included (DESIGN.md §5)
     n_words = f"{c['n']} days with both" if who != POPULATION_WHO else \
         f"{c['n']} subject-days of {c.get('n_subjects') or '?'} people (you included)" + \
@@ -315,7 +320,9 @@ def render_influences(inf: dict) -> list[str]:
             ev = f"your rho {ind['rho']:+.2f} over {ind['n']} days ({ind['strength']}{few})"
         else:
             ev = f"no personal correlation ({ind.get('reason')})"
-        if pop.get("rho") is not None:
+        if pop.get("rho") is not None and pop.get("reference"):
+            ev += f"; other datasets ({pop['reference']}) rho {pop['rho']:+.2f} over {pop['n']} subject-days"
+        elif pop.get("rho") is not None:
             ev += f"; everyone in the dataset (you included) rho {pop['rho']:+.2f} over {pop['n']} subject-days"
             if pop.get("as_of"):
                 ev += f" up to {pop['as_of']}"

@@ -243,15 +243,20 @@ def _jsonable(obj):
     return obj
 
 
-def _corr(rho, n, reason, n_subjects=None, as_of=None, **names) -> dict:
+def _corr(rho, n, reason, n_subjects=None, as_of=None, source=None, **names) -> dict:
     """One correlation of the analysis: rho (signed), n, strength and direction words, or the reason;
-    ``as_of`` (population): the day of the monthly snapshot the pooled days end on (DESIGN.md §6)."""
+    ``as_of`` (population): the day of the monthly snapshot the pooled days end on (DESIGN.md §6);
+    ``source`` (population): where the evidence came from, the subject's own dataset or
+    ``'reference: <datasets>'`` (§6 "Small cohorts": the other datasets' meta-analysis)."""
     out = {"rho": rho, "n": n, "strength": strength_word(rho),
            "direction": None if rho is None else ("positive" if rho > 0 else "negative" if rho < 0 else "none"),
            "reason": None if rho is not None else reason_text(reason or "no_estimate", **names)}
     if n_subjects is not None or "day" in names:
         out["n_subjects"] = n_subjects
-    if as_of is not None:
+    if source is not None and str(source).startswith("reference: "):
+        # other people's full history, not this dataset's pooled days up to a snapshot
+        out["reference"] = str(source)[len("reference: "):]
+    elif as_of is not None:
         out["as_of"] = as_of
     return out
 
@@ -369,7 +374,7 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
                 "individual": _corr(r["r_s_signed"], r["n_s"], _pair_reason(r, "r_s", names), **names),
                 "population": _corr(r["r_pop_signed"], r["n_pop"], _pair_reason(r, "r_pop", names),
                                     n_subjects=r["n_pop_subjects"], as_of=r["pop_as_of_day"],
-                                    **_pop_names(names, r["pop_as_of_day"])),
+                                    source=r["pop_source"], **_pop_names(names, r["pop_as_of_day"])),
             })
             pooled = [f"{name(m)} ({_source_notes(measured[m])})" for m in (r["node_x"], r["node_y"])
                       if " | " in (measured.get(m) or "")]
@@ -428,7 +433,7 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
                           "individual": _corr(r["r_s_signed"], r["n_s"], r["r_s_reason"], **names),
                           "population": _corr(r["r_pop_signed"], r["n_pop"], r["r_pop_reason"],
                                               n_subjects=r["n_pop_subjects"], as_of=r["pop_as_of_day"],
-                                              **_pop_names(names, r["pop_as_of_day"]))})
+                                              source=r["pop_source"], **_pop_names(names, r["pop_as_of_day"]))})
         out["influences"] = {"metric": x, "name": name(x), "as_of": t, "neighbours": neigh,
                              "own": [{"metric_id": r["node_y"], "name": name(r["node_y"]), "rho": r["r_s_signed"],
                                       "n": r["n_s"], "strength": strength_word(r["r_s_signed"])} for r in own]}

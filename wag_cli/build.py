@@ -44,7 +44,7 @@ from .failure_rows import describe_failing_rows
 from .safe_names import check_data_names
 from .paths import db_path, project_dir
 
-DATASET_FOLDERS = ("pmdata", "lifesnaps", "globem", "ifh_affect")
+DATASET_FOLDERS = ("pmdata", "lifesnaps", "globem", "ifh_affect", "apple_health", "fitbit", "oura")
 
 
 @dataclass

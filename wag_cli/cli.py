@@ -81,7 +81,7 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
                          engine: str = "duckdb", full_refresh: bool = False) -> None:
     from .build import data_source_text, run_build, stored_data_source
     from .paths import db_path
-    from .summary import rejected_summary, warehouse_summary, withheld_summary
+    from .summary import apple_health_summary, rejected_summary, warehouse_summary, withheld_summary
 
     previous = stored_data_source(db_path()) if engine == "duckdb" else None
     current = data_source_text(data_dir, wide_sources)
@@ -145,6 +145,18 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
         for r in rejected:
             rt.add_row(Text(r["file"]), Text(r["reason"]), str(r["n_records"]), Text(r["first_locator"]))
         console.print(rt)
+    for r in apple_health_summary():
+        # issue 28: what was done with each Apple Health export, and the record types not read
+        what = (f"{r['records']:,} records" if r["status"] == "read" else (r["note"] or r["status"]))
+        line = f"Apple Health {r['subject_id']}: {r['file']}: {what}"
+        if r["doctype"] and r["doctype"] != "none":
+            line += f"; document type declaration {r['doctype']} (ignored, never parsed)"
+        if r["external_entities"]:
+            line += (f"; it declares external entities {r['external_entities']}: not read, their "
+                     f"{r['skipped_entity_refs']} reference(s) in content skipped, in attributes left empty")
+        if r["unmapped_types"]:
+            line += f"; record types not read (no metric): {r['unmapped_types']}"
+        console.print(line, highlight=False, markup=False)
 
 
 @app.command()

@@ -32,3 +32,13 @@ def rejected_summary() -> list[dict]:
     rows of (file, reason, n_records, first_locator); empty when nothing was rejected."""
     with warehouse() as con:
         return fetch_dicts(con, _sql("rejected_summary.sql"))
+
+
+def apple_health_summary() -> list[dict]:
+    """Apple Health exports of the build (issue 28): rows of (subject_id, file, status, records,
+    doctype, external_entities, skipped_entity_refs, note, unmapped_types); empty without exports."""
+    with warehouse() as con:
+        if not con.execute("select count(*) from information_schema.tables "
+                           "where table_name = 'stg_apple_health__files'").fetchone()[0]:
+            return []
+        return fetch_dicts(con, _sql("apple_health_summary.sql"))

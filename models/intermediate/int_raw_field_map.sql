@@ -1,6 +1,6 @@
 -- Union of the per-dataset field-map seeds (seeds/raw_field_map/): which raw field becomes which
 -- catalog metric, and the linear unit conversion  catalog_value = raw_value * scale + offset  (DESIGN.md §2).
-{%- set datasets = ['pmdata', 'lifesnaps', 'globem', 'ifh_affect'] %}
+{%- set datasets = ['pmdata', 'lifesnaps', 'globem', 'ifh_affect', 'apple_health', 'fitbit', 'oura'] %}
 {% for d in datasets %}
 select
     cast(dataset as string)    as dataset,

@@ -4,6 +4,7 @@
 -- distance, active/sedentary minutes, energy expenditure), not only the exact 1,440-sedentary sentinel.
 -- Per dataset:
 --   pmdata     minutes with a heart rate (time_in_heart_rate_zones.json)          stg_pmdata__wear_time
+--   fitbit     the same, from a person's Takeout export (…-YYYY-MM-DD.json)        stg_fitbit__wear_time
 --   lifesnaps  minutes with a heart rate (Fitbit zone columns of the daily CSV)   stg_lifesnaps__wear_time
 --   ifh_affect Oura's classified wear minutes rest + inactive + low/medium/high   stg_ifh_affect__activity
 --   globem     no wear evidence in the RAPIDS feature files: not applied
@@ -20,6 +21,11 @@ with pmdata as (
 
 lifesnaps as (
     select dataset, subject_id, day, wear_minutes, evidence from {{ ref('stg_lifesnaps__wear_time') }}
+),
+
+fitbit as (
+    -- a person's Fitbit Takeout export (issue 28): the PMData evidence, same macro
+    select dataset, subject_id, day, wear_minutes, evidence from {{ ref('stg_fitbit__wear_time') }}
 ),
 
 ifh_activity as (
@@ -42,6 +48,8 @@ heart_rate_evidence as (
     select * from pmdata
     union all
     select * from lifesnaps
+    union all
+    select * from fitbit
 ),
 
 heart_rate_span as (

@@ -16,7 +16,8 @@
   googledocs/reporting.csv, pmsys/injury.csv; LifeSnaps daily_fitbit_sema_df_unprocessed.csv and scored_surveys
   panas/stai/personality.csv; IFH Affect oura sleep.csv, activity.csv (Oura's literal 'null' is a
   missing value); GLOBEM ema.csv, dep_weekly.csv, pre.csv (BFI-10 items) and the feature files sleep/steps/location/screen/
-  call.csv (the allday columns of globem_feature_files, macros/globem.sql). The generic blocks are
+  call.csv (the allday columns of globem_feature_files, macros/globem.sql); Apple Health Record
+  elements (stg_apple_health__records, locator = line in export.xml). The generic blocks are
   built by wag_rejections / wag_check_day / wag_check_number (macros/quarantine.sql).
 -#}
 {%- set sleep_glob = 'pmdata/*/fitbit/sleep.json' -%}
@@ -327,6 +328,32 @@ from (
         "'line ' || (n + 1) || ' (pid ' || coalesce(pid, '') || ')'",
         wag_fields_text(['pid', 'date'] + columns), checks)) %}
 {%- endfor %}
+
+{#- Apple Health (issue 28): records read from the streamed Parquet parts (stg_apple_health__records);
+    the locator is the Record's line in export.xml. A mapped quantity whose value is not a number or is
+    a negative amount, and a mapped or sleep record without a readable startDate/endDate, are listed. -#}
+{%- set apple_rel -%}
+(select r.file as filename, r.line, r.record_type, r.source_name, r.unit, r.value_text, r.start_text, r.end_text,
+        r.value, r.start_local, r.end_local, t.aggregation, t.record_type is not null as is_mapped,
+        r.record_type = 'HKCategoryTypeIdentifierSleepAnalysis' as is_sleep
+ from {{ ref('stg_apple_health__records') }} as r
+ left join {{ ref('apple_health_types') }} as t on t.record_type = r.record_type and t.unit = r.unit)
+{%- endset %}
+{%- do parts.append(
+"select 'apple_health' as dataset, filename, 'line ' || line || ' (' || coalesce(record_type, '?') || ')' as locator, "
+~ "left(concat_ws(', ', 'type=' || record_type, 'sourceName=' || source_name, 'unit=' || unit, 'value=' || value_text, "
+~ "'startDate=' || start_text, 'endDate=' || end_text), 500) as raw, " ~ wag_nonnull_rows_open() ~ "
+    "
+~ wag_reject_if('is_mapped and value is null', 'value is not a number', 'value_text') ~ ",
+    "
+~ wag_reject_if("is_mapped and aggregation = 'sum' and value < 0", 'value is negative (an amount cannot be)', 'value_text') ~ ",
+    "
+~ wag_reject_if('(is_mapped or is_sleep) and start_local is null', 'startDate is not a (plausible) timestamp (YYYY-MM-DD HH:MM:SS +HHMM)', 'start_text') ~ ",
+    "
+~ wag_reject_if('is_sleep and start_local is not null and end_local is null', 'endDate is not a (plausible) timestamp (YYYY-MM-DD HH:MM:SS +HHMM)', 'end_text')
+~ "
+  " ~ wag_nonnull_rows_close() ~ " as rejection
+from " ~ apple_rel ~ " as apple") %}
 
 with rejected as (
     {%- if parts %}

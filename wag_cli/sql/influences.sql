@@ -35,6 +35,7 @@ select
     r.n_pop_subjects,
     r.r_pop_reason,
     r.pop_as_of_day,
+    r.pop_source,
     r.weight_rank,
     r.own_rank,
     e.relationship

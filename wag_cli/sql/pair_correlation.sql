@@ -41,6 +41,7 @@ select
     w.n_pop_subjects,
     w.r_pop_reason,
     w.pop_as_of_day,
+    w.pop_source,
     w.w_global,
     coalesce(sx.n_days, 0)            as x_days,
     coalesce(sx.n_distinct, 0)        as x_distinct,

@@ -10,27 +10,4 @@
   dateTime and the zone minutes are parsed by macros shared with raw_rejected (pmdata_zone_day,
   pmdata_zone_minutes); an element with no readable dateTime or a zone that is not a number is listed there.
 -#}
-{%- set hr_glob = 'pmdata/*/fitbit/time_in_heart_rate_zones.json' -%}
-{%- if wag_files_exist(hr_glob) %}
-with raw as (
-    select
-        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
-        cast({{ pmdata_zone_day('dateTime') }} as date) as day,
-        {{ pmdata_zone_minutes(wag_q('value')) }} as zone_minutes
-    from {{ wag_read_json(hr_glob, "columns = {dateTime: 'VARCHAR', value: 'JSON'}") }}
-)
-
-select
-    cast('pmdata' as string)                       as dataset,
-    cast('pmdata:' || pid as string)               as subject_id,
-    day,
-    cast(least(max(zone_minutes), 1440) as double)  as wear_minutes,
-    cast('minutes with heart rate (time_in_heart_rate_zones.json)' as string) as evidence
-from raw
-where pid <> '' and day is not null and zone_minutes is not null
-group by pid, day
-{%- else %}
-select cast(null as string) as dataset, cast(null as string) as subject_id, cast(null as date) as day,
-       cast(null as double) as wear_minutes, cast(null as string) as evidence
-where false
-{%- endif %}
+{{ pmdata_wear_time() }}
