@@ -7,7 +7,7 @@ from datetime import date
 
 from wag_cli.catalog import load_catalog
 from wag_cli.match import EMBED_DELTA, embedding_matches
-from wag_cli.parse import parse
+from wag_cli.parse_combine import parse
 
 
 class FakeClient:

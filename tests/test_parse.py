@@ -19,16 +19,15 @@ import pytest
 from wag_cli.catalog import Metric, load_catalog
 from wag_cli.parse import (
     CATEGORY_OPENNESS,
-    PARSE_SCHEMA,
     ParsedQuery,
     allowed_edits,
     category_openness,
     classify,
     evaluate,
-    parse,
     parse_offline,
     parse_window,
 )
+from wag_cli.parse_combine import PARSE_SCHEMA, parse
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "dev_questions.jsonl"
 AS_OF = date(2020, 3, 10)

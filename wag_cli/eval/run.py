@@ -122,7 +122,7 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
     from ..errors import UsageError
     from ..context import full_context
     from ..dates import rolling
-    from ..parse import parse
+    from ..parse_combine import parse
     from ..retrieve import retrieve
 
     if not tasks:
