@@ -251,3 +251,39 @@ def test_ask_holidays_with_a_model_states_its_reading(wh, monkeypatch, stub_open
     assert out["parse"]["sources"]["period"] == "model"
     assert out["answer"].startswith("Note: 'over the holidays' is the model's reading: 2019-12-24 to 2020-01-01 (9 days)")
     assert "You slept about as usual" in out["answer"]
+
+
+# --------------------------------------------------------------------------- wag eval parse, side by side
+
+
+def test_eval_parse_reports_both_paths_side_by_side(tmp_path, monkeypatch, stub_openai):
+    """`wag eval parse --questions FILE`: the offline parser and the model path on the same rows; a
+    model that pads every reply cannot lower the metric score below the offline one."""
+    from wag_cli.cli import app
+
+    rows = [{"q": "How many steps did I take yesterday?", "metrics": ["steps_taken"], "window": 1, "ref_offset": -1,
+             "type": "Data Retrieval"},
+            {"q": "Did I get enough shut-eye last week?", "metrics": ["asleep_duration"], "window": 7,
+             "type": "Data Retrieval"}]
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.setenv("OPENAI_BASE_URL", stub_openai.base_url)
+    monkeypatch.setenv("WAG_LLM_CACHE", "off")
+    monkeypatch.setenv("WAG_LLM_RETRIES", "0")
+    monkeypatch.delenv("WAG_CHAT_MODEL", raising=False)
+    stub_openai.default_reply = reply_json({"metrics": ["asleep_duration", "steps_taken"],
+                                            "category": "Data Retrieval", "openness": 0.2})
+    res = CliRunner().invoke(app, ["eval", "parse", "--questions", str(path), "--as-of", "2020-01-20", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    model = next(n for n in out["parsers"] if n.startswith("model:"))
+    assert out["n"] == 2 and out["parsers"] == ["offline", model]
+    off, mod = out["figures"]["offline"]["all"], out["figures"][model]["all"]
+    # offline: steps yes, shut-eye no (1/2); model path: steps kept (confident), shut-eye padded -> both
+    # ids offered and the question names neither exactly, so the set is {asleep, steps}: still 1/2
+    assert (off["metric_exact"], mod["metric_exact"]) == (0.5, 0.5)
+    assert off["window"] == mod["window"] == 1.0 and off["reference_day"] == mod["reference_day"] == 1.0
+    assert out["sources"]["period"] == {"offline": 2} and out["sources"]["metrics"] == {"offline": 1, "model": 1}
+    res = CliRunner().invoke(app, ["eval", "parse", "--questions", str(path), "--offline", "--json"])
+    assert json.loads(res.stdout)["parsers"] == ["offline"]
