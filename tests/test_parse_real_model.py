@@ -10,7 +10,11 @@ The model is Qwen2.5-Coder-1.5B-Instruct (TECH.md "A bigger local model from the
   ``~/.cache/wag/qwen2.5-coder-1.5b-instruct.gguf``. The server gets ``--n_threads 1``
   (``WAG_LLAMA_THREADS``) and an 8,192-token context.
 
-About 30-60 s a question on this machine's CPU. Asserts that the model path scores at least the offline
+Slow: with one thread, ~4 min for the first question (1,850 prompt tokens at ~11 tokens/s) and less
+for the next ones (the server reuses the shared prompt prefix); replies are cached (``WAG_LLM_CACHE``),
+so a second run is fast. A llama.cpp built with ``-march=native`` on this machine's CPU (it reports AMX)
+dies with an invalid-opcode trap: build it with ``CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON
+-DGGML_FMA=ON -DGGML_F16C=ON"``. Asserts that the model path scores at least the offline
 path on metric set, window (and reference day) and openness-in-range, and prints both for
 bench/RESULTS.md (``pytest -s``).
 """
