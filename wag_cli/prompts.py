@@ -141,7 +141,8 @@ def parse_schema(metric_ids: list[str] | None = None, with_period: bool = False)
         "openness": {"type": "number", "minimum": 0, "maximum": 1},
     }
     if with_period:
-        day = {"anyOf": [{"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"}, {"type": "null"}]}
+        # character classes, not \d: llama.cpp's schema-to-grammar converter rejects "\d" (measured)
+        day = {"anyOf": [{"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}, {"type": "null"}]}
         props.update(period_start=day, period_end=dict(day))
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
