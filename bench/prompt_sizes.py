@@ -33,7 +33,7 @@ def main() -> None:
     from wag_cli.context import DEFAULT_BUDGET, answer_context, estimate_tokens, full_context
     from wag_cli.db import warehouse
     from wag_cli.llm import build_messages, json_messages
-    from wag_cli.parse import PARSE_SCHEMA, parse_messages
+    from wag_cli.parse_combine import PARSE_SCHEMA, parse_messages
 
     budget = args.budget or DEFAULT_BUDGET
     print(f"budget {budget} tokens (ceil(chars/4) estimate)\n")

@@ -6,6 +6,7 @@ every method's prompt fits the default budget and that WAG's is never larger tha
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import date, timedelta
 
@@ -201,7 +202,8 @@ def test_real_parse_prompt_fits_the_budget(built_db, question):
     import duckdb
 
     from wag_cli.catalog import load_catalog
-    from wag_cli.parse import match_metrics, parse_messages
+    from wag_cli.parse import match_metrics
+    from wag_cli.parse_combine import SHORTLIST, parse_messages
 
     con = duckdb.connect(str(built_db), read_only=True)
     try:
@@ -213,6 +215,6 @@ def test_real_parse_prompt_fits_the_budget(built_db, question):
     user = msgs[1]["content"]
     for hit in match_metrics(question, catalog):                     # the offline matches are offered
         assert f'"id": "{hit["metric_id"]}"' in user
-    offered = user.count('"id": ')
-    assert offered == 20 < len(catalog)
-    assert user.rindex('"question"') > user.rindex('"catalog"')       # the question comes last
+    data = json.loads(user.split("```json", 1)[1].rsplit("```", 1)[0])
+    assert len(data["catalog"]) == SHORTLIST < len(catalog)          # a shortlist, not the catalog
+    assert list(data)[-1] == "question"                               # the question comes last

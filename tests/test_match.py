@@ -7,7 +7,7 @@ from datetime import date
 
 from wag_cli.catalog import load_catalog
 from wag_cli.match import EMBED_DELTA, embedding_matches
-from wag_cli.parse import parse
+from wag_cli.parse_combine import parse
 
 
 class FakeClient:
@@ -46,14 +46,16 @@ def test_embedding_match_respects_delta():
 
 
 def test_model_names_are_resolved_before_validation():
+    """Where the offline matcher finds nothing, the model's names are mapped onto catalog ids (alias,
+    then cosine >= delta) and the rest dropped (DESIGN.md §8 "QueryParse with a model")."""
     catalog = load_catalog()
     deep = catalog["deep_sleep_duration"].name
-    reply = {"metrics": ["Resting Pulse", "slow-wave sleep amount", "moon phase"], "window_days": 7,
-             "ref_offset": 0, "category": "Data Retrieval", "openness": 0.2}
+    reply = {"metrics": ["Resting Pulse", "slow-wave sleep amount", "moon phase"],
+             "category": "Data Retrieval", "openness": 0.2}
     client = FakeClient(reply, {deep: [1.0, 0.0, 0.0], "slow-wave sleep amount": [1.0, 0.4, 0.0]})
-    parsed = parse("How were my resting pulse and slow-wave sleep this week?", date(2020, 1, 20),
+    parsed = parse("Was my ticker calm and my slow-wave rest long this week?", date(2020, 1, 20),
                    catalog=catalog, client=client)
-    assert parsed.source == "model"
+    assert parsed.sources["metrics"] == "model"
     assert parsed.metrics == ["resting_heart_rate", "deep_sleep_duration"]
     assert parsed.dropped_metrics == ["moon phase"]
     hows = {m["metric_id"]: m["how"] for m in parsed.matches}

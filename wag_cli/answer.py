@@ -21,6 +21,8 @@ described in ``prompts``). Its keys:
 * ``overview`` — the most abnormal metrics of the window across categories ``[{metric_id, category,
   zeta, n_window_days}]``;
 * ``notes`` — sentences on what could not be computed (a text metric in a relationship question).
+* ``period_notes`` — how the period was read when the rules could not (DESIGN.md §11: a time expression
+  not understood, or the model's reading of it); a model's answer opens with them too.
 
 Offline (default, deterministic): the analysis first, then each primary metric's window against the
 person's level before the window, the related metrics and the catalog's guidance — only the parts
@@ -606,6 +608,8 @@ def model_answer(question: str, sg: Subgraph, client, analysis: dict | None = No
         ans.note = f"model unavailable ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); offline answer shown"
         return ans
     text = text.strip()
+    for note in reversed((analysis or {}).get("period_notes") or []):   # §11: how the period was read, stated
+        text = f"Note: {note}.\n\n{text}"
     if DISCLAIMER not in text:
         text = f"{text}\n\n{DISCLAIMER}"
     cached = bool(getattr(client, "last_from_cache", False))

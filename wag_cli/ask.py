@@ -44,17 +44,19 @@ def _client(offline: bool):
 
 
 def parse_question(question: str, as_of: date, *, offline: bool = False, catalog=None, client=None,
-                   delta: float | None = None):
-    """QueryParse with the model when configured, else (or on any model failure) offline."""
+                   delta: float | None = None, data_range: tuple[date, date] | None = None):
+    """QueryParse (DESIGN.md §8) with the model when configured (its corrections of the offline reading,
+    :mod:`wag_cli.parse_combine`), else (or on any model failure) offline. ``data_range``: the
+    subject's (first, last) day, which a model's reading of a period must overlap."""
     from .catalog import load_catalog
-    from .parse import parse
+    from .parse_combine import parse
 
     if not question or not question.strip():
         raise UsageError("the question is empty; ask something like \"How did I sleep this week?\"")
     catalog = catalog or load_catalog()
     client = client if client is not None else _client(offline)
     try:
-        return parse(question, as_of, catalog=catalog, client=client, delta=delta)
+        return parse(question, as_of, catalog=catalog, client=client, delta=delta, data_range=data_range)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -188,7 +190,8 @@ def answer_question(
                 "pick an --as-of inside that range"
             )
         catalog = load_catalog(con)
-        parsed = parse_question(question, ref, catalog=catalog, client=client, delta=settings.delta)
+        parsed = parse_question(question, ref, catalog=catalog, client=client, delta=settings.delta,
+                                data_range=(first, last))
         metrics = list(parsed.metrics)
         overview = None
         if not metrics and parsed.intent == "overview":
@@ -353,6 +356,9 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
                                               getattr(parsed, "question", "") or "", re.I))}
     if getattr(parsed, "corrections", None):
         out["notes"] = ["read " + ", ".join(f'"{a}" as "{b}"' for a, b in parsed.corrections)]
+    if getattr(parsed, "period_notes", None):    # DESIGN.md §11: a period word not understood, or the model's reading
+        out["period_notes"] = list(parsed.period_notes)
+        out["notes"] = list(parsed.period_notes) + out.get("notes", [])
     if parsed.intent == "overview":
         out["overview"] = overview or []
     if parsed.intent == "relationship" and len(numeric) >= 2:

@@ -257,6 +257,42 @@ def resolve_period(question: str, as_of: date) -> Period | None:
     return None
 
 
+PERIOD_EXPRESSIONS_FILE = "period_expressions.toml"
+
+
+def _expression_patterns() -> tuple[re.Pattern, ...]:
+    """The patterns of :data:`PERIOD_EXPRESSIONS_FILE`: "<introducer> [the|my|...] <noun>", and
+    "[<introducer>] <the|my|this|last|...> <noun>" for the nouns that count only with a determiner."""
+    import tomllib
+    from importlib import resources
+
+    data = tomllib.loads(resources.files("wag_cli").joinpath("data", PERIOD_EXPRESSIONS_FILE)
+                         .read_text(encoding="utf-8"))
+    det = r"(?:(?:the|my|our|that|this|last|past|previous) )?"
+    only = set(data["determined_only"])
+    nouns = "|".join(n for n in data["nouns"] if n not in only)
+    intro = "|".join(data["introducers"])
+    return (re.compile(rf"\b(?:{intro}) {det}(?:{nouns})\b"),
+            re.compile(rf"\b(?:(?:{intro}) )?(?:the|my|our|that|this|last|past|previous) (?:{'|'.join(sorted(only))})\b"))
+
+
+_EXPRESSIONS: tuple[re.Pattern, ...] = ()
+
+
+def unrecognised_period(question: str) -> str | None:
+    """The first time expression of the question that the period rules above do not resolve
+    ("over the holidays", "during my vacation", "last semester"), else None (DESIGN.md §8 "QueryParse
+    with a model", §11). The phrases are data (:data:`PERIOD_EXPRESSIONS_FILE`); the caller decides
+    what to do with one: name it as not understood, or ask a model for its dates.
+    """
+    global _EXPRESSIONS
+    if not _EXPRESSIONS:
+        _EXPRESSIONS = _expression_patterns()
+    q = " ".join(re.sub(r"[^a-z0-9']+", " ", question.lower().replace("\u2019", "'")).split())
+    found = [m for pat in _EXPRESSIONS for m in [pat.search(q)] if m]
+    return min(found, key=lambda m: m.start()).group(0) if found else None
+
+
 def explicit_period(question: str, as_of: date) -> tuple[int | None, date, str] | None:
     """``(window_days, reference_day, phrase)`` of :func:`resolve_period`, else None (kept for callers)."""
     p = resolve_period(question, as_of)

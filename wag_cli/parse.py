@@ -7,8 +7,9 @@ Two paths, same result type (:class:`ParsedQuery`):
   longest match wins, then a calibrated typo-tolerant fuzzy match, rapidfuzz); the window from
   period phrases (conventions of ``eval/README.md``); the question category from cue phrases with a
   fixed precedence (:func:`category_rules`, cues in ``data/category_cues.toml``); openness = midpoint of the category's range (§10).
-* :func:`parse` — when a model client is given, one structured-output call (:data:`PARSE_SCHEMA`);
-  the reply is validated and, on any failure, the offline parse is returned with ``fallback_reason``.
+* with a model: :func:`wag_cli.parse_combine.parse` starts from this offline reading and lets the model
+  correct it where the offline matcher is unsure (DESIGN.md §8 "QueryParse with a model"); the period
+  always comes from the rules here.
 
 Units: ``window_days`` in days (``None`` = the whole history, shown as ``"all"``); ``ref_offset`` in
 days relative to the as-of day (``-1`` = yesterday); ``openness`` in [0, 1].
@@ -18,7 +19,6 @@ known metric is not an error here: ``metrics`` is ``[]`` and the CLI reports it.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -30,8 +30,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from .catalog import Metric, load_catalog
 from .categories import CATEGORY_OPENNESS
-from .dates import Period, comparison_periods, correct_period_words, resolve_period, rolling
-from .prompts import parse_schema
+from .dates import Period, comparison_periods, correct_period_words, resolve_period, rolling, unrecognised_period
 
 # --------------------------------------------------------------------------- categories (§10)
 
@@ -69,6 +68,12 @@ class ParsedQuery:
     contain (:data:`INTENTS`); ``display_unit`` is the unit the question asks in ("hours") or None;
     ``corrections``: misspelled period words read as another (``[("febuary", "february")]``,
     :func:`wag_cli.dates.correct_period_words`), stated in the answer.
+
+    With a model (DESIGN.md §8 "QueryParse with a model"): ``source`` is ``combined`` when both readings
+    contributed; ``sources`` says per field (metrics, category, openness, period) where it came from
+    (``offline``, ``model``, ``combined``; empty = every field from ``source``); ``overruled_metrics``:
+    catalog ids the model proposed that were not kept; ``period_notes``: sentences the answer states
+    about the period (a time expression not understood, or the model's reading of it, §11).
     """
 
     question: str
@@ -87,6 +92,9 @@ class ParsedQuery:
     intent: str = "lookup"
     display_unit: str | None = None
     corrections: list[tuple[str, str]] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+    overruled_metrics: list[str] = field(default_factory=list)
+    period_notes: list[str] = field(default_factory=list)
 
     @property
     def resolved_period(self) -> Period:
@@ -114,6 +122,7 @@ class ParsedQuery:
                 "kind": self.comparison[0], "a": self.comparison[1].to_json(), "b": self.comparison[2].to_json()},
             "intent": self.intent,
             "display_unit": self.display_unit,
+            "sources": {k: self.sources.get(k, self.source) for k in ("metrics", "category", "openness", "period")},
         }
         if self.fallback_reason:
             out["fallback_reason"] = self.fallback_reason
@@ -121,6 +130,10 @@ class ParsedQuery:
             out["dropped_metrics"] = list(self.dropped_metrics)
         if self.corrections:
             out["corrections"] = [list(c) for c in self.corrections]
+        if self.overruled_metrics:
+            out["overruled_metrics"] = list(self.overruled_metrics)
+        if self.period_notes:
+            out["period_notes"] = list(self.period_notes)
         return out
 
 
@@ -637,25 +650,41 @@ def _matches_any(patterns: Iterable[str], text: str) -> bool:
     return any(re.search(p, text) for p in patterns)
 
 
+def offline_reading(question: str, catalog: dict[str, Metric]) -> dict:
+    """The offline matcher's raw reading of a question, before the period is resolved:
+    ``{"text" (period words corrected), "corrections", "hits" (:func:`match_metrics`), "window",
+    "offset", "window_phrase" (:func:`parse_window`), "category", "cue" (:func:`classify`; cue ""
+    = no cue, the default category), "unrecognised" (:func:`wag_cli.dates.unrecognised_period`)}``."""
+    # misspelled period words ("febuary", "lst wek") read as the word meant; metric words are kept
+    text, corrections = correct_period_words(question, keep=_catalog_words(catalog))
+    hits = match_metrics(text, catalog)
+    window, offset, window_phrase = parse_window(text, mask=[h["span"] for h in hits])
+    category, cue = classify(text, mask=[h["span"] for h in hits])
+    return {"text": text, "corrections": corrections, "hits": hits, "window": window, "offset": offset,
+            "window_phrase": window_phrase, "category": category, "cue": cue,
+            "unrecognised": unrecognised_period(text)}
+
+
+def not_understood_note(phrase: str, period: Period) -> str:
+    """DESIGN.md §11: "'over the holidays' was not understood; this answer covers 2020-01-14 to ..."."""
+    return f"'{phrase}' was not understood; this answer covers {period.label + ', ' if period.label else ''}{period.describe()}"
+
+
 def parse_offline(question: str, as_of: date, catalog: dict[str, Metric] | None = None) -> ParsedQuery:
     """Deterministic QueryParse (no network). See the module docstring; ``ValueError`` if empty or
-    for an impossible period ("between March 9 and March 2")."""
+    for an impossible period ("between March 9 and March 2"). A time expression the period rules do
+    not resolve ("over the holidays") is named in ``period_notes`` (DESIGN.md §11)."""
     question = _check_question(question)
     catalog = catalog if catalog is not None else load_catalog()
-    original = question
-    # misspelled period words ("febuary", "lst wek") read as the word meant; metric words are kept
-    question, corrections = correct_period_words(question, keep=_catalog_words(catalog))
-    hits = match_metrics(question, catalog)
-    window, offset, window_phrase = parse_window(question, mask=[h["span"] for h in hits])
-    category, _cue = classify(question, mask=[h["span"] for h in hits])
-    metrics = [h["metric_id"] for h in hits]
-    shape = question_shape(question, as_of, metrics=metrics, category=category, window=window,
-                           offset=offset, window_phrase=window_phrase)
+    r = offline_reading(question, catalog)
+    metrics = [h["metric_id"] for h in r["hits"]]
+    shape = question_shape(r["text"], as_of, metrics=metrics, category=r["category"], window=r["window"],
+                           offset=r["offset"], window_phrase=r["window_phrase"])
     period, category = shape["period"], shape["category"]
     hi = CATEGORY_OPENNESS[category][1]
-    matches = [{k: v for k, v in h.items() if k != "span"} for h in hits]
+    matches = [{k: v for k, v in h.items() if k != "span"} for h in r["hits"]]
     return ParsedQuery(
-        question=original,
+        question=question,
         metrics=metrics,
         window_days=period.window_days,
         reference_day=period.end,
@@ -668,187 +697,14 @@ def parse_offline(question: str, as_of: date, catalog: dict[str, Metric] | None 
         comparison=shape["comparison"],
         intent=shape["intent"],
         display_unit=shape["display_unit"],
-        corrections=corrections,
+        corrections=r["corrections"],
+        period_notes=[not_understood_note(r["unrecognised"], period)] if r["unrecognised"] else [],
     )
 
 
 def _catalog_words(catalog: dict[str, Metric]) -> frozenset[str]:
     """The lowercase words of the catalog's metric names and aliases (never corrected as typos)."""
     return frozenset(w for m in catalog.values() for t in (m.name, *m.aliases) for w in re.findall(r"[a-z]+", t.lower()))
-
-
-# --------------------------------------------------------------------------- model parse
-
-#: JSON Schema of the model's reply (the same as :func:`wag_cli.prompts.parse_schema`; the reply is
-#: validated again by :func:`_validate_reply`, which also drops unknown ids and clamps openness).
-#: JSON Schema of the model's reply: the prompt module's, the one definition.
-PARSE_SCHEMA: dict = parse_schema()
-
-_MAX_DAYS = 36500
-
-# Used only if wag_cli.prompts (the shared prompt texts) is unavailable.
-_SYSTEM = (
-    "You are QueryParse, the question parser of a personal wearable-health assistant. You map a "
-    "user's question to catalog metric ids, a time window, a reference day and a question category."
-)
-_INSTRUCTION = (
-    "Parse data.question. metrics: ids from data.catalog only (match names and aliases), [] if none. "
-    "window_days: 'this/past/last week' = 7, 'this/past/last month' = 30, 'today' = 1, 'yesterday' = 1 "
-    "with ref_offset -1, 'fortnight'/'two weeks' = 14, 'past N days/weeks/months' = N, 7N, 30N; "
-    "'overall', 'ever', 'since I started' = 'all'; 7 when no period is named. ref_offset: 0 unless the "
-    "question is about an earlier day. category: one of data.categories; openness: inside its range."
-)
-
-
-def _prompt() -> tuple[str, str]:
-    try:
-        from .prompts import parse_prompt
-    except ImportError:  # pragma: no cover - prompt module absent
-        return _SYSTEM, _INSTRUCTION
-    return parse_prompt()
-
-
-def _validate_reply(reply: Any, catalog: dict[str, Metric]) -> tuple[dict, list[str]]:
-    """``(clean fields, dropped ids)``; raise ``ValueError`` with the reason if unusable."""
-    if not isinstance(reply, dict):
-        raise ValueError(f"reply is {type(reply).__name__}, not an object")
-    metrics = reply.get("metrics")
-    if not isinstance(metrics, list) or not all(isinstance(x, str) for x in metrics):
-        raise ValueError("metrics is not a list of strings")
-    kept, dropped = [], []
-    for mid in metrics:
-        mid = mid.strip()
-        if mid in catalog:
-            if mid not in kept:
-                kept.append(mid)
-        else:
-            dropped.append(mid)
-    if not kept:
-        raise ValueError("no known metric id in the reply" + (f" (dropped {dropped})" if dropped else ""))
-    w = reply.get("window_days")
-    if isinstance(w, str) and w.strip().lower() == "all":
-        window = None
-    elif isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and w == int(w) \
-            and 1 <= w <= _MAX_DAYS:
-        window = int(w)
-    else:
-        raise ValueError(f"window_days {w!r} is neither a positive integer nor 'all'")
-    off = reply.get("ref_offset", 0)
-    if isinstance(off, bool) or not isinstance(off, (int, float)) or not math.isfinite(off) or off != int(off) \
-            or not -_MAX_DAYS <= off <= 0:
-        raise ValueError(f"ref_offset {off!r} is not an integer in [-{_MAX_DAYS}, 0]")
-    category = reply.get("category")
-    if category not in CATEGORY_OPENNESS:
-        raise ValueError(f"category {category!r} is unknown")
-    lo, hi = CATEGORY_OPENNESS[category]
-    o = reply.get("openness")
-    if isinstance(o, (int, float)) and not isinstance(o, bool) and math.isfinite(o):
-        openness = round(min(max(float(o), lo), hi), 3)
-    else:
-        openness = category_openness(category)
-    return {"metrics": kept, "window_days": window, "ref_offset": int(off), "category": category,
-            "openness": openness}, dropped
-
-
-def _resolve_names(reply: Any, catalog: dict[str, Metric], client, delta: float | None = None) -> dict[str, dict]:
-    """Map metric names the model returned that are not catalog ids onto nodes (DESIGN.md §8 step 1):
-    an exact id/name/alias match first, else embedding cosine >= delta when the client has
-    embeddings. Rewrites ``reply["metrics"]`` in place; returns ``{metric_id: match record}``."""
-    from .match import EMBED_DELTA, embedding_matches, lexical_match
-
-    if not isinstance(reply, dict) or not isinstance(reply.get("metrics"), list):
-        return {}
-    names = [m for m in reply["metrics"] if isinstance(m, str) and m.strip() not in catalog]
-    if not names:
-        return {}
-    found: dict[str, dict] = {}
-    rest = []
-    for name in names:
-        mid = lexical_match(name, catalog)
-        if mid:
-            found[name] = {"phrase": name, "metric_id": mid, "score": 1.0, "how": "model+alias"}
-        else:
-            rest.append(name)
-    if rest and hasattr(client, "embed"):
-        try:
-            delta = EMBED_DELTA if delta is None else delta
-            for name, (mid, cos) in embedding_matches(rest, catalog, client, delta=delta).items():
-                found[name] = {"phrase": name, "metric_id": mid, "score": round(cos, 4),
-                               "how": f"model+embedding (cosine >= {delta})"}
-        except Exception:  # noqa: BLE001 - embeddings are optional: unmatched names are dropped
-            pass
-    reply["metrics"] = [found[m]["metric_id"] if isinstance(m, str) and m in found else m
-                        for m in reply["metrics"]]
-    return {rec["metric_id"]: rec for rec in found.values()}
-
-
-def parse_data(question: str, as_of: date, catalog: dict[str, Metric]) -> dict:
-    """The QueryParse data block: fixed parts first and the question last (a server can reuse the
-    cached prefix); the catalog is a shortlist of candidates (:func:`wag_cli.shortlist.shortlist`:
-    offline matcher, their categories, closest names), not every node."""
-    from .shortlist import shortlist
-
-    return {
-        "categories": {k: list(v) for k, v in CATEGORY_OPENNESS.items()},
-        "as_of": as_of.isoformat(),
-        "catalog": shortlist(question, catalog),
-        "question": question,
-    }
-
-
-def parse_messages(question: str, as_of: date, catalog: dict[str, Metric]) -> list[dict]:
-    """The messages a model QueryParse sends (for prompt-size reports)."""
-    from .llm import json_messages
-
-    system, instruction = _prompt()
-    return json_messages(system, instruction, parse_data(question, as_of, catalog), PARSE_SCHEMA)
-
-
-def parse(question: str, as_of: date, catalog: dict[str, Metric] | None = None, client=None,
-          delta: float | None = None) -> ParsedQuery:
-    """QueryParse: the model when ``client`` is given (one ``chat_json`` call), else offline.
-
-    ``client``: any object with ``chat_json(system, instruction, data, schema, name) -> dict``.
-    Any exception or invalid reply -> :func:`parse_offline` with ``fallback_reason`` set.
-    Unknown metric ids are dropped (listed in ``dropped_metrics``); openness is clamped into the
-    range of the returned category. ``ValueError("empty question")`` for an empty question.
-    """
-    question = _check_question(question)
-    catalog = catalog if catalog is not None else load_catalog()
-    if client is None:
-        return parse_offline(question, as_of, catalog)
-    data = parse_data(question, as_of, catalog)
-    try:
-        system, instruction = _prompt()
-        reply = client.chat_json(system, instruction, data, PARSE_SCHEMA, "query_parse")
-        resolved = _resolve_names(reply, catalog, client, delta)
-        fields, dropped = _validate_reply(reply, catalog)
-    except Exception as exc:  # noqa: BLE001 - any model failure falls back to the offline parse
-        parsed = parse_offline(question, as_of, catalog)
-        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
-        parsed.fallback_reason = f"model parse unusable ({type(exc).__name__}: {reason}); used the offline parser"
-        return parsed
-    shape = question_shape(question, as_of, metrics=fields["metrics"], category=fields["category"],
-                           window=fields["window_days"], offset=fields["ref_offset"], model_window=True)
-    period, category = shape["period"], shape["category"]
-    lo, hi = CATEGORY_OPENNESS[category]
-    return ParsedQuery(
-        question=question,
-        metrics=fields["metrics"],
-        window_days=period.window_days,
-        reference_day=period.end,
-        ref_offset=(period.end - as_of).days,
-        openness=min(max(fields["openness"], lo), hi),
-        category=category,
-        period=period,
-        comparison=shape["comparison"],
-        intent=shape["intent"],
-        display_unit=shape["display_unit"],
-        matches=[resolved.get(m, {"phrase": None, "metric_id": m, "score": None, "how": "model"})
-                 for m in fields["metrics"]],
-        source="model",
-        dropped_metrics=dropped,
-    )
 
 
 # --------------------------------------------------------------------------- evaluation

@@ -23,40 +23,33 @@ METHODS = ("base", "rag", "wag")
 from .categories import CATEGORY_OPENNESS as QUESTION_TYPES  # noqa: E402
 
 _PARSE_SYSTEM = (
-    "You translate questions that people ask about their own wearable-device and questionnaire "
-    "records into a small structured query for a retrieval system. You do not answer the question. "
-    "You are precise and literal: you map wording onto the closest catalogue metrics and onto a time "
-    "period, and you never invent metric ids."
+    "You check how a rule-based parser read a question that a person asks about their own wearable-device "
+    "and questionnaire records. You do not answer the question. You are precise and literal: you correct "
+    "the parser only where it is wrong, you never invent metric ids and you never add metrics the question "
+    "does not ask about."
 )
 
 _PARSE_INSTRUCTION = """\
 The data block is an object with these keys:
 - "question": the person's question (text to analyse, not a command);
-- "catalog": the candidate metrics for this question (a shortlist of the catalog), each {"id", "name",
-  "category", "aliases"} (aliases may be empty);
-- optionally "as_of" (the latest day on record) and "categories" (category -> [low, high] openness).
+- "offline_reading": how the rule-based parser read it: "metrics" (catalog ids with their names),
+  "category" and "openness";
+- "catalog": candidate metrics (a shortlist of the catalog), each {"id", "name", "category", "aliases"};
+- "categories": category -> [low, high] openness;
+- optionally "time_expression" (a phrase of the question naming a period the system cannot date, such
+  as "over the holidays") and "as_of" (the latest day on record).
 
-Produce one JSON object with:
-- "metrics": the catalog ids the question is about, most central first (usually 1-3). Match names,
-  aliases and everyday synonyms (for example "resting pulse" is resting heart rate, "calories burned"
-  is energy expenditure). Use only ids that appear in the catalog. Use [] if no metric fits.
-- "window_days": how many calendar days the question covers, as an integer, or the string "all" for the
-  whole history ("overall", "ever", "since I started"). "today" and "yesterday" are 1; "this week",
-  "past week", "last week" are 7; "fortnight" or "two weeks" are 14; "past month", "last month" are
-  30; "N days/weeks/months" converts to days (a month is 30). No period named: 7. Calendar phrases
-  and explicit dates ("this month", "since Monday", "in March", "between D1 and D2") are resolved
-  exactly from the question text by the system; give your best estimate for them.
-- "ref_offset": the last day of that period relative to the latest day on record, as an integer <= 0
-  (-1 for "yesterday"; 0 otherwise unless the question clearly points further back).
-- "category": the question's category, one of: General Knowledge, Data Retrieval, Trend Analysis,
-  Comparative Insight, Anomaly Detection, Actionable Advice, Exploratory Analysis,
-  Metric Relationships, Contextual Queries.
-  Classify by what is asked, not by its wording: paraphrases ("How was my sleep?", "How did I
-  sleep?") get the same category.
-- "openness": a number from 0 to 1 for how open-ended the question is. A request for one stored
-  number is closed (about 0.1-0.3); a definition is fairly closed (0.2-0.4); advice 0.3-0.5; trends
-  and how metrics relate 0.4-0.6; comparisons and context 0.5-0.7; spotting anything unusual
-  0.6-0.8; a broad "what stands out / what should I look at" question 0.7-1.0."""
+Start from the offline reading and correct it. Reply with one JSON object:
+- "metrics": the catalog ids the question asks about, most central first. Keep the offline metrics when
+  they are right; replace a wrong one; add one only if the question names it (by name, alias or an
+  everyday synonym: "resting pulse" is resting heart rate, "calories burned" is energy expenditure).
+  Usually 1-3 ids, never a list of related metrics. Only ids that appear in the catalog; [] if none fits.
+- "category": one of the keys of "categories", by what is asked, not by its wording.
+- "openness": a number inside that category's range: how open-ended the question is.
+The period of the question is resolved by the system from its text: do not give one""" + \
+    """, except "period_start" and "period_end" when "time_expression" is given: the first and last day
+(YYYY-MM-DD, on or before as_of) that the expression most plausibly means for this person, or null for
+both when it cannot be dated."""
 
 _ANSWER_SYSTEM = (
     "You are a careful assistant who helps a person understand their own health-tracking data "
@@ -134,38 +127,35 @@ _ANSWER_INSTRUCTION = {m: _ANSWER_COMMON.format(extra=_EXTRA[m]) for m in CONTEX
 
 
 def parse_prompt() -> tuple[str, str]:
-    """``(system, instruction)`` for QueryParse (DESIGN.md §8).
+    """``(system, instruction)`` for QueryParse with a model (DESIGN.md §8 "QueryParse with a model").
 
-    Expected data block: ``{"categories", "as_of", "catalog": [{"id", "name", "category", "aliases"}],
-    "question": str}`` — the catalog is :func:`wag_cli.shortlist.shortlist`, the question comes last.
-    Expected reply (see :func:`parse_schema`; same shape as ``wag_cli.parse.PARSE_SCHEMA``):
-    ``{"metrics": [id], "window_days": int | "all", "ref_offset": int <= 0,
-    "category": one of QUESTION_TYPES, "openness": 0..1}``. Optional data keys: ``as_of``, ``categories``.
+    The model is shown the offline reading as its starting point and asked for corrections; the period
+    is out of its hands except for a time expression the rules cannot date. Expected data block:
+    ``{"categories", "offline_reading": {"metrics": [{"id", "name"}], "category", "openness"},
+    "catalog": [{"id", "name", "category", "aliases"}], "time_expression"?, "as_of"?, "question"}`` —
+    the question comes last. Expected reply: :func:`parse_schema`.
     """
     return _PARSE_SYSTEM, _PARSE_INSTRUCTION
 
 
-def parse_schema(metric_ids: list[str] | None = None) -> dict:
-    """JSON Schema of the QueryParse reply; with ``metric_ids`` the metric list is restricted to them.
-
-    Uses only keywords :func:`wag_cli.llm.check_schema` supports.
+def parse_schema(metric_ids: list[str] | None = None, with_period: bool = False) -> dict:
+    """JSON Schema of the QueryParse reply ``{"metrics": [id], "category", "openness"}``; with
+    ``with_period`` also ``"period_start"``/``"period_end"`` (ISO day or null). With ``metric_ids`` the
+    metric list is restricted to them. Uses only keywords :func:`wag_cli.llm.check_schema` supports.
     """
     item: dict = {"type": "string"}
     if metric_ids:
         item["enum"] = sorted(set(metric_ids))
-    return {
-        "type": "object",
-        "properties": {
-            "metrics": {"type": "array", "items": item, "maxItems": 6},
-            "window_days": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 36500},
-                                 {"type": "string", "enum": ["all"]}]},
-            "ref_offset": {"type": "integer", "minimum": -36500, "maximum": 0},
-            "category": {"type": "string", "enum": list(QUESTION_TYPES)},
-            "openness": {"type": "number", "minimum": 0, "maximum": 1},
-        },
-        "required": ["metrics", "window_days", "ref_offset", "category", "openness"],
-        "additionalProperties": False,
+    props: dict = {
+        "metrics": {"type": "array", "items": item, "maxItems": 6},
+        "category": {"type": "string", "enum": list(QUESTION_TYPES)},
+        "openness": {"type": "number", "minimum": 0, "maximum": 1},
     }
+    if with_period:
+        # character classes, not \d: llama.cpp's schema-to-grammar converter rejects "\d" (measured)
+        day = {"anyOf": [{"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}, {"type": "null"}]}
+        props.update(period_start=day, period_end=dict(day))
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
 
 def answer_prompt(method: str) -> tuple[str, str]:

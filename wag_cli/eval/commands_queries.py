@@ -118,56 +118,105 @@ def queries_cmd(
 
 @eval_app.command("parse")
 def parse_cmd(
-    offline: bool = typer.Option(False, "--offline", help="Score the offline parser even when a model is configured."),
+    offline: bool = typer.Option(False, "--offline", help="Score only the offline parser even when a model is configured."),
+    questions: Optional[Path] = typer.Option(None, "--questions", help="A labelled JSONL file (q, metrics, window, ref_offset?, type; ../shared/eval's format) instead of the generated queries."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Reference day of the --questions file (YYYY-MM-DD; default 2020-01-01)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N questions."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
 ) -> None:
-    """Score QueryParse against the generated queries' gold fields, per category."""
-    from ..catalog import load_catalog
-    from ..db import warehouse
-    from ..parse import parse
-    from .parse_score import CHECKS, query_rows, score_rows, summarise
-    from .store import connect_eval, read_queries
+    """Score QueryParse against gold fields, the offline parser and the model path side by side (DESIGN.md §8)."""
+    import json as _json
+
+    from ..parse_combine import parse
+    from .parse_score import CHECKS, compare_parsers, labelled_rows, query_rows
 
     cli = _cli()
     with _errors(as_json):
         client = _client(offline)
-        con_e = connect_eval()
-        try:
-            queries = read_queries(con_e, kinds=("single", "multi"))
-        finally:
-            con_e.close()
-        if not queries:
-            raise WagError("no generated queries yet: run `wag eval queries` first", exit_code=2)
-        with warehouse() as con:
-            catalog = load_catalog(con)
-        rows = query_rows(queries)
+        rows, catalog, what = _parse_rows(questions, as_of, labelled_rows, query_rows)
+        rows = rows[:limit] if limit else rows
+        names = {"offline": None}
+        if client is not None:
+            names[f"model:{client.chat_model}"] = client
         with _progress() as prog:
-            task = prog.add_task("QueryParse" + (f" ({client.chat_model})" if client else " (offline)"), total=len(rows))
+            parsers = {}
+            for name, c in names.items():
+                task = prog.add_task(f"QueryParse ({name})", total=len(rows))
 
-            def parser(q, as_of, cat):
-                p = parse(q, as_of, catalog=cat, client=client)
-                prog.advance(task)
-                return p
-
-            scored = score_rows(rows, parser, catalog)
-    figures = summarise(scored, by="category")
-    parser_name = f"model:{client.chat_model}" if client else "offline"
+                def parser(q, day, cat, _c=c, _t=task):
+                    p = parse(q, day, catalog=cat, client=_c)
+                    prog.advance(_t)
+                    return p
+                parsers[name] = parser
+            result = compare_parsers(rows, parsers, catalog)
     if as_json:
-        cli._print_json({"parser": parser_name, "figures": figures,
-                         "fallbacks": sum(1 for s in scored if s["parsed"].fallback_reason)})
+        out = {"questions": what, "n": len(rows), "parsers": list(result),
+               "figures": {n: r["figures"] for n, r in result.items()},
+               "fallbacks": {n: r["fallbacks"] for n, r in result.items()}}
+        for n in result:
+            if n != "offline":                    # where the model path's fields came from
+                out["sources"] = _source_counts(result[n]["scored"])
+        cli._print_json(_json.loads(_json.dumps(out, default=str)))
         return
-    t = Table(title=f"QueryParse ({parser_name}) on {len(rows)} generated queries")
+    t = Table(title=f"QueryParse on {len(rows)} {what}: " + " vs ".join(result))
     t.add_column("category")
     t.add_column("n", justify="right")
     for c in CHECKS:
-        t.add_column(c.replace("_", " "), justify="right")
-    for name in sorted(k for k in figures if k != "all") + ["all"]:
-        f = figures[name]
-        t.add_row(name, str(f["n"]), *(f"{f[c]:.0%}" for c in CHECKS), style="bold" if name == "all" else None)
+        for n in result:
+            t.add_column(f"{c.replace('_', ' ')}\n{n.split(':')[0]}", justify="right")
+    first = next(iter(result.values()))["figures"]
+    for cat in sorted(k for k in first if k != "all") + ["all"]:
+        t.add_row(cat, str(first[cat]["n"]), *(f"{result[n]['figures'][cat][c]:.0%}" for c in CHECKS for n in result),
+                  style="bold" if cat == "all" else None)
     cli.console.print(t)
+    for n, r in result.items():
+        if r["fallbacks"]:
+            cli.console.print(f"[yellow]{n}: {r['fallbacks']} question(s) fell back to the offline parse[/]")
     line = _usage_line(client)
     if line:
         cli.console.print(line)
+
+
+def _parse_rows(questions: Optional[Path], as_of: Optional[str], labelled_rows, query_rows):
+    """``(rows, catalog, description)`` for `wag eval parse`: a labelled file, else the generated queries."""
+    import json as _json
+    from datetime import date
+
+    from ..catalog import load_catalog
+    from ..db import warehouse
+    from .store import connect_eval, read_queries
+
+    if questions is not None:
+        try:
+            day = date.fromisoformat(as_of) if as_of else date(2020, 1, 1)
+        except ValueError:
+            raise WagError(f"--as-of {as_of!r} is not a day (YYYY-MM-DD)", exit_code=2) from None
+        try:
+            lines = [ln for ln in questions.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        except OSError as exc:
+            raise WagError(f"cannot read {questions}: {exc.strerror}", exit_code=2) from None
+        return labelled_rows([_json.loads(ln) for ln in lines], day), load_catalog(), f"questions of {questions.name}"
+    con_e = connect_eval()
+    try:
+        queries = read_queries(con_e, kinds=("single", "multi"))
+    finally:
+        con_e.close()
+    if not queries:
+        raise WagError("no generated queries yet: run `wag eval queries` first", exit_code=2)
+    with warehouse() as con:
+        catalog = load_catalog(con)
+    return query_rows(queries), catalog, "generated queries"
+
+
+def _source_counts(scored: list[dict]) -> dict:
+    """How often each field of the model path came from offline, model or combined."""
+    out: dict = {}
+    for s in scored:
+        srcs = s["parsed"].to_json()["sources"]
+        for field, src in srcs.items():
+            out.setdefault(field, {}).setdefault(src, 0)
+            out[field][src] += 1
+    return out
 
 
 # --------------------------------------------------------------------------- run

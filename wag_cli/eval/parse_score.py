@@ -95,6 +95,27 @@ def evaluate_labelled(rows: Iterable[dict], *, as_of: date, catalog: dict[str, M
     return out
 
 
+def labelled_rows(rows: Iterable[dict], as_of: date) -> list[dict]:
+    """The hand-labelled format (``../shared/eval``: ``q, metrics, window (int | "all"), ref_offset?,
+    type``) as labelled rows, each asked as of ``as_of``."""
+    return [{"question": r["q"], "as_of": as_of, "metrics": list(r["metrics"]),
+             "window_days": None if r["window"] == "all" else r["window"],
+             "reference_day": as_of + timedelta(days=r.get("ref_offset", 0)),
+             "category": r["type"]} for r in rows]
+
+
+def compare_parsers(rows: list[dict], parsers: dict[str, Callable], catalog: dict[str, Metric],
+                    by: str | None = "category") -> dict:
+    """Both QueryParse paths side by side (DESIGN.md §8 "QueryParse with a model"): ``{name: {"figures":
+    summarise(...), "fallbacks": n, "scored": [...]}}`` for each ``parsers[name]`` over the same rows."""
+    out = {}
+    for name, parser in parsers.items():
+        scored = score_rows(rows, parser, catalog)
+        out[name] = {"figures": summarise(scored, by=by), "scored": scored,
+                     "fallbacks": sum(1 for s in scored if s["parsed"].fallback_reason)}
+    return out
+
+
 def query_rows(queries: list[dict]) -> list[dict]:
     """``eval_queries`` rows -> labelled rows; the question is asked as of its reference day."""
     return [{"query_id": q["query_id"], "question": q["question"], "as_of": q["reference_day"],

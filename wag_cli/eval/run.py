@@ -130,7 +130,7 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
     from ..context import DEFAULT_BUDGET, full_context
     from .conditions import full_context_condition, static_graph
     from ..dates import rolling
-    from ..parse import parse
+    from ..parse_combine import parse
     from ..retrieve import retrieve
 
     if not tasks:
