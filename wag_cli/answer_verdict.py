@@ -280,7 +280,7 @@ def _same_day_links(sg: Subgraph, findings: dict, primary: Node, node: Node, f: 
     for n in sg.neighbours:
         g = findings.get((primary.metric_id, n.metric_id))
         if n.primary_node != primary.metric_id or g is None or n.r_s_signed is None or abs(n.r_s_signed) < OWN_LINK \
-                or n.metric_id == node.metric_id or g.finding == "same_construct":
+                or n.metric_id == node.metric_id or n.metric_id == primary.metric_id:
             continue
         sign = 1 if n.r_s_signed > 0 else -1
         hits = [x for x in g.notable_days
