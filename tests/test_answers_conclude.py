@@ -252,3 +252,21 @@ def test_no_analyst_vocabulary_in_any_answer(built_db):
             assert bad is None, (dataset, m, bad.group(), text[max(0, bad.start() - 80): bad.end() + 80])
     finally:
         con.close()
+
+
+def test_every_tied_extreme_day_is_named():
+    """Nine days tied at the minimum are all counted (DESIGN.md §11), not only the first."""
+    from wag_cli.answer import describe_node_data
+
+    days = [date(2020, 3, 1) + timedelta(days=i) for i in range(10)]
+    values = [43.0] * 9 + [50.0]
+    node = Node(metric_id="resting_heart_rate", name="Resting heart rate", unit="bpm", category="Physiological",
+                data_kind="numeric", role="primary", primary_node="resting_heart_rate", rank=0, reason="",
+                data=NodeData(n_window_days=10, window_mean=float(np.mean(values)), window_min=43.0, window_max=50.0,
+                              window_min_day=days[0], window_max_day=days[9],
+                              daily=[{"day": d, "value": v} for d, v in zip(days, values)]))
+    sg = Subgraph(subject_id="pmdata:x", method="wag", reference_day=days[-1], window_days=10, openness=0.5,
+                  budget=0, nodes=[node])
+    line = describe_node_data(node, sg)[0]
+    assert "lowest 43 bpm on 9 days (2020-03-01 … 2020-03-09)" in line
+    assert "highest 50 bpm on 2020-03-10" in line

@@ -175,8 +175,8 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
     if d.n_window_days == 1:
         out.append(f"{name}: {fmt(d.window_mean, node.unit, u)} ({d.n_window_days}{span} {days_word} with data).")
     else:
-        extremes = (f"lowest {fmt(d.window_min, node.unit, u)}{_on(d.window_min_day)}, "
-                    f"highest {fmt(d.window_max, node.unit, u)}{_on(d.window_max_day)}")
+        extremes = (f"lowest {fmt(d.window_min, node.unit, u)}{_tied_days(d, d.window_min, d.window_min_day)}, "
+                    f"highest {fmt(d.window_max, node.unit, u)}{_tied_days(d, d.window_max, d.window_max_day)}")
         if _asks_total(node, sg, analysis):
             # "how many steps ..." is answered by the total first (a user review); mean x days with
             # data, both from wag_node_window
@@ -230,6 +230,17 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
 
 
 # --------------------------------------------------------------------------- question-shaped parts
+
+
+def _tied_days(d, value, first_day) -> str:
+    """' on DAY' for a window extreme, or every tied day (DESIGN.md §11: all tied extreme days are
+    named): ' on 2 days (2020-03-02, 2020-03-05)', ' on 9 days (2020-03-02 … 2020-03-30)' beyond 5."""
+    days = sorted(r["day"] for r in d.daily if r.get("value") is not None and value is not None
+                  and r["value"] == value)
+    if len(days) <= 1:
+        return _on(first_day)
+    txt = ", ".join(str(x) for x in days) if len(days) <= 5 else f"{days[0]} … {days[-1]}"
+    return f" on {len(days)} days ({txt})"
 
 
 def _on(day) -> str:
