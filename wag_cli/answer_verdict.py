@@ -138,7 +138,7 @@ def _explains(sg: Subgraph, findings: dict, primary: Node, asks_why: bool = Fals
                  f"{_more(n, g.d > 0)} {_lc(n.name)} goes with {'more' if g.d * g.r > 0 else 'less'} {name}"
                  f" (rho {g.r:+.2f})" for n, g in explaining]
         return "What may help explain it: " + "; ".join(parts) + "."
-    checked = [_lc(n.name) for n, g in got if g and g.finding not in ("no_data", "same_construct")]
+    checked = [_lc(n.name) for n, g in got if g and g.finding not in ("no_data", "same_construct", "too_few")]
     if checked and asks_why:
         return ("None of the related metrics checked (" + ", ".join(checked) +
                 ") moved in a way that explains the change.")
