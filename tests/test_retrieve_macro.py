@@ -23,7 +23,7 @@ def _make_fixture(db):
             w_prior double, w_global double, fallback varchar, r_s_signed double, r_pop_signed double,
             n_s integer, n_pop integer, p_prior double, o_pop double, i_ind double, mu_pop double,
             sigma_pop double, mu_s double, sigma_s double, r_s_reason varchar, n_pop_subjects integer,
-            r_pop_reason varchar)""")
+            r_pop_reason varchar, pop_source varchar)""")
     rows = [
         # primary a: five candidates; b and c tie on w_global
         ("a", "b", 0.5), ("a", "c", 0.5), ("a", "d", 0.7), ("a", "e", 0.6), ("a", "f", 0.2),

@@ -93,7 +93,7 @@ def _primary_sentence(node: Node, f: Finding | None, sg: Subgraph, analysis: dic
         return f"you logged {name} entries on {f.n_window_days}{days if sg.window_days else ' days'}"
     if f.period_mean is None:
         return f"your {name} has no numeric values in this period"
-    if node.data.n_window_days and node.data.window_mean is None:
+    if node.data.daily and node.data.n_window_days and node.data.window_mean is None:
         # wag_node_window withholds the mean when the period has too few days for the subject's cadence
         vals = "; ".join(f"{r['day']}: {fmt(r['value'], node.unit, display_unit_for(unit, node.unit, r['value']))}"
                          for r in node.data.daily if r.get("value") is not None)

@@ -332,6 +332,10 @@ from (
 {#- Apple Health (issue 28): records read from the streamed Parquet parts (stg_apple_health__records);
     the locator is the Record's line in export.xml. A mapped quantity whose value is not a number or is
     a negative amount, and a mapped or sleep record without a readable startDate/endDate, are listed. -#}
+{#- the refs stay parsed (depends_on) whatever the data folder holds; the block is built only when an
+    Apple export is there, so a build of selected models without the Apple ones still runs -#}
+-- depends_on: {{ ref('stg_apple_health__records') }}, {{ ref('apple_health_types') }}
+{%- if wag_files_exist('apple_health/**') %}
 {%- set apple_rel -%}
 (select r.file as filename, r.line, r.record_type, r.source_name, r.unit, r.value_text, r.start_text, r.end_text,
         r.value, r.start_local, r.end_local, t.aggregation, t.record_type is not null as is_mapped,
@@ -354,6 +358,7 @@ from (
 ~ "
   " ~ wag_nonnull_rows_close() ~ " as rejection
 from " ~ apple_rel ~ " as apple") %}
+{%- endif %}
 
 with rejected as (
     {%- if parts %}
