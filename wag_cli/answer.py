@@ -468,7 +468,8 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
     found = from_rows(analysis.get("findings") or [])
     dataset = sg.subject_id.split(":", 1)[0]
     # the finding first (DESIGN.md §11): the verdict, then the evidence
-    lines += verdict_lines(sg, analysis, found)
+    # question_analysis stores the verdict it computed (the model gets the same); worded once
+    lines += analysis.get("verdict") or verdict_lines(sg, analysis, found)
     lines.append("")
     intent = analysis.get("intent")
     shaped: list[str] = []
