@@ -11,9 +11,9 @@ import typer
 from rich.table import Table
 
 from ..errors import UsageError
-from .app import eval_app
-from .cli_common import cli as _cli
-from .cli_common import errors as _errors
+from .apps import eval_app
+from . import output as _out
+from .output import failures
 
 human_app = typer.Typer(
     help="Human evaluation (DESIGN.md §10): sample queries, rank them in a local web page or in files, import.",
@@ -36,18 +36,18 @@ def sample_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Draw N queries per experiment (seeded) for the raters and store them in eval_human_sample."""
-    from .human_sample import draw_sample
-    from .store import connect_eval
+    from ..eval.human_sample import draw_sample
+    from ..eval.store import connect_eval
 
-    cli = _cli()
-    with _errors(as_json):
+    cli = _out
+    with failures(as_json):
         con = connect_eval()
         try:
             res = draw_sample(con, n=n, seed=seed, experiments=_experiments(experiment), replace=replace)
         finally:
             con.close()
     if as_json:
-        cli._print_json(res)
+        cli.print_json(res)
         return
     for r in res:
         verb = "sampled" if r["status"] == "drawn" else "kept the stored sample of"
@@ -61,12 +61,12 @@ def serve_cmd(
     experiment: Annotated[str, typer.Option("--experiment", help="Show one experiment's sample, or all.")] = "all",
 ) -> None:
     """Serve the ranking page on 127.0.0.1 until Ctrl-C; rankings go to eval_human_rankings."""
-    from .human_server import make_server
-    from .human_store import task
-    from .store import connect_eval
+    from ..eval.human_server import make_server
+    from ..eval.human_store import task
+    from ..eval.store import connect_eval
 
-    cli = _cli()
-    with _errors():
+    cli = _out
+    with failures():
         con = connect_eval()
         exps = _experiments(experiment)
         try:
@@ -93,11 +93,11 @@ def export_cmd(
     experiment: Annotated[str, typer.Option("--experiment", help="One experiment's sample, or all.")] = "all",
 ) -> None:
     """Write each rater's task as a readable sheet (<rater>.md) and a JSON-lines file to fill (<rater>.jsonl)."""
-    from .human_files import export_task
-    from .store import connect_eval
+    from ..eval.human_files import export_task
+    from ..eval.store import connect_eval
 
-    cli = _cli()
-    with _errors():
+    cli = _out
+    with failures():
         con = connect_eval()
         try:
             written = [export_task(con, r, out, _experiments(experiment)) for r in rater]
@@ -113,18 +113,18 @@ def import_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Validate filled files (permutations without ties, known queries and labels) and store their rankings."""
-    from .human_files import import_files
-    from .store import connect_eval
+    from ..eval.human_files import import_files
+    from ..eval.store import connect_eval
 
-    cli = _cli()
-    with _errors(as_json):
+    cli = _out
+    with failures(as_json):
         con = connect_eval()
         try:
             res = import_files(con, files)
         finally:
             con.close()
     if as_json:
-        cli._print_json(res)
+        cli.print_json(res)
         return
     for r in res:
         cli.console.print(f"{r['file']}: rater {r['rater']}, {r['ranked']} of {r['lines']} queries ranked and stored")

@@ -15,10 +15,9 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from ..cli import _fail, _parse_day, _print_json, console, err_console, graph_app
-from ..errors import UsageError, WagError
-
-model_app = typer.Typer(help="Model settings and server checks.", no_args_is_help=True)
+from .apps import graph_app, model_app
+from .output import console, err_console, failures, parse_day, print_json
+from ..errors import UsageError
 
 SEED_FILES = ("metric_catalog.csv", "prior_edges.csv", "prior_unrelated_pairs.csv")
 
@@ -55,7 +54,7 @@ def _progress():
 
 
 def _run_build(base, metrics, client) -> tuple:
-    from .build import build_graph
+    from ..graphgen.build import build_graph
 
     with _progress() as prog:
         task = prog.add_task("graph build", total=None)
@@ -73,7 +72,7 @@ def _report_build(stats, out: Path, written: list[Path], as_json: bool) -> None:
             "prompt_tokens_estimate": stats.prompt_tokens, "usage": stats.usage,
             "failed": [list(f) for f in stats.failed], "written_to_seeds": [str(p) for p in written]}
     if as_json:
-        _print_json(info)
+        print_json(info)
         return
     console.print(f"New nodes: {', '.join(stats.added) or 'none'}")
     for name, (mid, how) in stats.merged.items():
@@ -99,10 +98,10 @@ def graph_build(
 ) -> None:
     """Grow (or regenerate) the knowledge graph with a language model: Merge, NodeGen, EdgeGen (DESIGN.md §9)."""
     from ..llm import get_client
-    from .seeds import GraphSeeds, read_seeds, write_seeds
-    from .sources import metrics_from_file
+    from ..graphgen.seeds import GraphSeeds, read_seeds, write_seeds
+    from ..graphgen.sources import metrics_from_file
 
-    try:
+    with failures(as_json):
         out = _check_out(out)
         start = read_seeds(base or _shipped())
         names = [{"name": m} for m in metric or []]
@@ -121,8 +120,6 @@ def graph_build(
         graph, stats = _run_build(start, names, client)
         write_seeds(graph, out)
         written = _write_shipped(out) if write else []
-    except WagError as exc:
-        _fail(exc, as_json)
     _report_build(stats, out, written, as_json)
 
 
@@ -138,11 +135,11 @@ def graph_add_metrics(
     """Propose nodes for metrics the catalog lacks (unmapped wide columns); nothing touches seeds/ without --write."""
     from ..db import warehouse
     from ..llm import get_client
-    from .propose import propose_nodes
-    from .seeds import read_seeds, write_seeds
-    from .sources import unmapped_columns
+    from ..graphgen.propose import propose_nodes
+    from ..graphgen.seeds import read_seeds, write_seeds
+    from ..graphgen.sources import unmapped_columns
 
-    try:
+    with failures(as_json):
         if not from_unmapped:
             raise UsageError("say where the metrics come from: --from-unmapped")
         out = _check_out(out)
@@ -166,7 +163,7 @@ def graph_add_metrics(
             info = {"mode": "offline", "out": str(out), "added": added, "merged": merged,
                     "unreviewed": added, "written_to_seeds": [str(p) for p in written]}
             if as_json:
-                _print_json(info)
+                print_json(info)
                 return
             for mid in added:
                 r = graph.nodes[mid]
@@ -182,8 +179,6 @@ def graph_add_metrics(
         graph, stats = _run_build(base, metrics, client)
         write_seeds(graph, out)
         written = _write_shipped(out) if write else []
-    except WagError as exc:
-        _fail(exc, as_json)
     _report_build(stats, out, written, as_json)
 
 
@@ -194,14 +189,12 @@ def graph_diff(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Show what changed between two seed folders: nodes, edges, unrelated pairs."""
-    from .seeds import diff_seeds, read_seeds
+    from ..graphgen.seeds import diff_seeds, read_seeds
 
-    try:
+    with failures(as_json):
         d = diff_seeds(read_seeds(old), read_seeds(new))
-    except WagError as exc:
-        _fail(exc, as_json)
     if as_json:
-        _print_json(d)
+        print_json(d)
         return
     t = Table(title=f"graph diff {old} -> {new}")
     for c in ("table", "added", "removed", "changed"):
@@ -234,15 +227,15 @@ def graph_plot(
 ) -> None:
     """Write the knowledge graph, a node's neighbourhood or a retrieved subgraph as a PNG."""
     from ..db import warehouse
-    from .plot import draw, general_graph, subgraph_graph
+    from ..graphgen.plot import draw, general_graph, subgraph_graph
 
-    try:
+    with failures():
         if (subject is None) != (question is None):
             raise UsageError("--subject and --question go together (the subgraph retrieved for that question)")
         if subject:
             from ..ask import answer_question
 
-            res = answer_question(question, subject, as_of=_parse_day(as_of), offline=True)
+            res = answer_question(question, subject, as_of=parse_day(as_of), offline=True)
             g, hl = subgraph_graph(res.subgraph)
             title = f"{subject}, {res.subgraph.reference_day}: {question} (edge width = w_final)"
         else:
@@ -254,8 +247,6 @@ def graph_plot(
                 g, hl = general_graph(con, node)
             title = (f"{node} and its neighbours" if node else "WAG knowledge graph") + " (edge width = w_prior)"
         path = draw(g, out, title, highlight=hl)
-    except WagError as exc:
-        _fail(exc)
     console.print(f"wrote {path} ({g.number_of_nodes()} nodes, {g.number_of_edges()} edges)")
 
 
@@ -264,12 +255,10 @@ def model_check(as_json: Annotated[bool, typer.Option("--json", help="Print one 
     """Show the model settings, what the server serves, the structured-output shape it accepts, and one test request."""
     from ..modelcheck import check_model
 
-    try:
+    with failures(as_json):
         info = check_model()
-    except WagError as exc:
-        _fail(exc, as_json)
     if as_json:
-        _print_json(info)
+        print_json(info)
         return
     t = Table(title="wag model check", show_header=False)
     t.add_row("base URL", info["base_url"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
@@ -14,16 +14,16 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from rich.table import Table
 
 from ..errors import WagError
-from .cli_common import cli as _cli
-from .cli_common import errors as _errors
-from .cli_common import usage_line as _usage_line
-from .app import eval_app
+from . import output as _out
+from .output import failures
+from .output import usage_line as _usage_line
+from .apps import eval_app
 
 
 def _progress() -> Progress:
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                    console=_cli().err_console, transient=False)
+                    console=_out.err_console, transient=False)
 
 
 def _client(offline: bool):
@@ -37,22 +37,22 @@ def _client(offline: bool):
 
 @eval_app.command("queries")
 def queries_cmd(
-    n: Optional[int] = typer.Option(None, "--n", help="Number of tuples (a prefix of eval_query_tuples; default all)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of categories, openness and phrasings (default: the tuples' eval_seed)."),
-    offline: bool = typer.Option(False, "--offline", help="Use the offline phrasings even when a model is configured."),
-    jsonl: Optional[Path] = typer.Option(None, "--jsonl", help="Also export the queries as JSON lines to this file."),
-    gl_n: Optional[int] = typer.Option(None, "--gl-n", help="Queries wanted for Exp-G and Exp-L each (DESIGN §10): single-metric tuples beyond --n are examined as extra candidates until each dataset has its share of queries whose weightings retrieve pairwise distinct neighbours."),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
+    n: Annotated[Optional[int], typer.Option("--n", help="Number of tuples (a prefix of eval_query_tuples; default all).")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed of categories, openness and phrasings (default: the tuples' eval_seed).")] = None,
+    offline: Annotated[bool, typer.Option("--offline", help="Use the offline phrasings even when a model is configured.")] = False,
+    jsonl: Annotated[Optional[Path], typer.Option("--jsonl", help="Also export the queries as JSON lines to this file.")] = None,
+    gl_n: Annotated[Optional[int], typer.Option("--gl-n", help="Queries wanted for Exp-G and Exp-L each (DESIGN §10): single-metric tuples beyond --n are examined as extra candidates until each dataset has its share of queries whose weightings retrieve pairwise distinct neighbours.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Turn the query tuples into questions of the nine categories (QueryGen) and store them in eval_queries."""
     from ..catalog import load_catalog
     from ..db import warehouse
-    from .querygen import generate
-    from .store import connect_eval, eval_db_path, export_jsonl, replace_queries
-    from .tuples import load_tuples
+    from ..eval.querygen import generate
+    from ..eval.store import connect_eval, eval_db_path, export_jsonl, replace_queries
+    from ..eval.tuples import load_tuples
 
-    cli = _cli()
-    with _errors(as_json):
+    cli = _out
+    with failures(as_json):
         client = _client(offline)
         with warehouse() as con:
             tuples = load_tuples(con, n)
@@ -65,7 +65,7 @@ def queries_cmd(
                             on_done=lambda _r: prog.advance(task))
             extra_rows, verdicts = [], {}
             if gl_n is not None:
-                from .selection_extras import oversample
+                from ..eval.selection_extras import oversample
 
                 with warehouse() as con:
                     extra_rows, verdicts = oversample(con, rows, load_tuples(con, None), gl_n, seed=seed_used,
@@ -74,7 +74,7 @@ def queries_cmd(
         try:
             replace_queries(con_e, rows + extra_rows, kinds=("single", "multi"))
             if gl_n is not None:
-                from .selection import store_selection
+                from ..eval.selection import store_selection
 
                 for exp, vs in verdicts.items():
                     store_selection(con_e, exp, vs)
@@ -95,7 +95,7 @@ def queries_cmd(
                "model_failed": failed, "jsonl": str(jsonl) if jsonl else None, "seconds": round(elapsed, 2),
                "gl_only": sum(r.get("in_main") is False for r in rows), "selection": selection}
     if as_json:
-        cli._print_json(summary)
+        cli.print_json(summary)
         return
     t = Table(title=f"{len(rows)} questions (seed {seed_used}) -> {eval_db_path()}")
     t.add_column("category")
@@ -118,20 +118,20 @@ def queries_cmd(
 
 @eval_app.command("parse")
 def parse_cmd(
-    offline: bool = typer.Option(False, "--offline", help="Score only the offline parser even when a model is configured."),
-    questions: Optional[Path] = typer.Option(None, "--questions", help="A labelled JSONL file (q, metrics, window, ref_offset?, type; ../shared/eval's format) instead of the generated queries."),
-    as_of: Optional[str] = typer.Option(None, "--as-of", help="Reference day of the --questions file (YYYY-MM-DD; default 2020-01-01)."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Score only the first N questions."),
-    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+    offline: Annotated[bool, typer.Option("--offline", help="Score only the offline parser even when a model is configured.")] = False,
+    questions: Annotated[Optional[Path], typer.Option("--questions", help="A labelled JSONL file (q, metrics, window, ref_offset?, type; ../shared/eval's format) instead of the generated queries.")] = None,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Reference day of the --questions file (YYYY-MM-DD; default 2020-01-01).")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="Score only the first N questions.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
     """Score QueryParse against gold fields, the offline parser and the model path side by side (DESIGN.md §8)."""
     import json as _json
 
     from ..parse_combine import parse
-    from .parse_score import CHECKS, compare_parsers, labelled_rows, query_rows
+    from ..eval.parse_score import CHECKS, compare_parsers, labelled_rows, query_rows
 
-    cli = _cli()
-    with _errors(as_json):
+    cli = _out
+    with failures(as_json):
         client = _client(offline)
         rows, catalog, what = _parse_rows(questions, as_of, labelled_rows, query_rows)
         rows = rows[:limit] if limit else rows
@@ -156,7 +156,7 @@ def parse_cmd(
         for n in result:
             if n != "offline":                    # where the model path's fields came from
                 out["sources"] = _source_counts(result[n]["scored"])
-        cli._print_json(_json.loads(_json.dumps(out, default=str)))
+        cli.print_json(_json.loads(_json.dumps(out, default=str)))
         return
     t = Table(title=f"QueryParse on {len(rows)} {what}: " + " vs ".join(result))
     t.add_column("category")
@@ -184,7 +184,7 @@ def _parse_rows(questions: Optional[Path], as_of: Optional[str], labelled_rows, 
 
     from ..catalog import load_catalog
     from ..db import warehouse
-    from .store import connect_eval, read_queries
+    from ..eval.store import connect_eval, read_queries
 
     if questions is not None:
         try:
@@ -225,7 +225,7 @@ def _source_counts(scored: list[dict]) -> dict:
 def _ensure_selection(con, con_e, queries: list[dict], experiment: str) -> set[str]:
     """The Exp-G/L query ids of ``experiment``: the stored selection when it covers ``queries``'
     candidates, else computed now over them (every qualified one) and stored (DESIGN.md §10)."""
-    from .selection import is_candidate, select_queries, selected_ids, store_selection
+    from ..eval.selection import is_candidate, select_queries, selected_ids, store_selection
 
     ids = {q["query_id"] for q in queries if is_candidate(q)}
     stored = selected_ids(con_e, experiment)
@@ -237,7 +237,7 @@ def _ensure_selection(con, con_e, queries: list[dict], experiment: str) -> set[s
 
 
 def _selection_rows(con_e) -> list[dict]:
-    from .selection import selection_summary
+    from ..eval.selection import selection_summary
 
     return selection_summary(con_e)
 
@@ -251,7 +251,7 @@ def _print_selection(rows: list[dict]) -> None:
         t.add_column(c, justify="right" if c in ("candidates", "qualified", "selected") else "left")
     for r in rows:
         t.add_row(r["experiment"], r["dataset"], str(r["candidates"]), str(r["qualified"]), str(r["selected"]))
-    _cli().console.print(t)
+    _out.console.print(t)
 
 
 def stale_warnings(con, con_e, queries: list[dict]) -> list[str]:
@@ -287,21 +287,21 @@ def stale_warnings(con, con_e, queries: list[dict]) -> list[str]:
 
 @eval_app.command("run")
 def run_cmd(
-    experiment: str = typer.Option("all", "--experiment", help="main (Base/RAG/WAG), exp_g, exp_l or all."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Answer only the first N queries (tuple order; gold questions come after the tuple questions)."),
-    offline: bool = typer.Option(False, "--offline", help="Offline answers (and parse) even when a model is configured."),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
+    experiment: Annotated[str, typer.Option("--experiment", help="main (Base/RAG/WAG), exp_g, exp_l or all.")] = "all",
+    limit: Annotated[Optional[int], typer.Option("--limit", help="Answer only the first N queries (tuple order; gold questions come after the tuple questions).")] = None,
+    offline: Annotated[bool, typer.Option("--offline", help="Offline answers (and parse) even when a model is configured.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Answer every stored query under each condition; stored answers are skipped (resumable)."""
     from ..catalog import load_catalog
     from ..db import warehouse
-    from .run import RunStats, answer_query_tasks, experiments_for, group_by_query, plan
-    from .store import connect_eval, read_queries
+    from ..eval.run import RunStats, answer_query_tasks, experiments_for, group_by_query, plan
+    from ..eval.store import connect_eval, read_queries
 
-    cli = _cli()
+    cli = _out
     interrupted = False
     stats = RunStats()
-    with _errors(as_json):
+    with failures(as_json):
         exps = experiments_for(experiment)
         if limit is not None and limit < 1:
             raise WagError("--limit must be at least 1", exit_code=2)
@@ -342,7 +342,7 @@ def run_cmd(
                "seconds": round(elapsed, 2), "by_condition": stats.by_condition,
                "model_usage": getattr(client, "usage", None) if client else None, "selection": selection}
     if as_json:
-        cli._print_json(summary)
+        cli.print_json(summary)
     else:
         _print_selection(selection)
         cli.console.print(
@@ -360,20 +360,20 @@ def run_cmd(
 
 @eval_app.command("gold")
 def gold_cmd(
-    n: int = typer.Option(40, "--n", help="Number of gold questions to create."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of phrasings (default: the tuples' eval_seed)."),
-    score: bool = typer.Option(False, "--score", help="Score the stored answers of the gold questions instead."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    n: Annotated[int, typer.Option("--n", help="Number of gold questions to create.")] = 40,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed of phrasings (default: the tuples' eval_seed).")] = None,
+    score: Annotated[bool, typer.Option("--score", help="Score the stored answers of the gold questions instead.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Create the gold-track questions (exact answers from SQL), or with --score score the answers."""
     from ..catalog import load_catalog
     from ..db import warehouse
-    from .gold import accuracy, build_gold, score_all
-    from .store import connect_eval, replace_queries
-    from .tuples import load_tuples
+    from ..eval.gold import accuracy, build_gold, score_all
+    from ..eval.store import connect_eval, replace_queries
+    from ..eval.tuples import load_tuples
 
-    cli = _cli()
-    with _errors(as_json):
+    cli = _out
+    with failures(as_json):
         if score:
             con_e = connect_eval()
             try:
@@ -384,7 +384,7 @@ def gold_cmd(
             if not written:
                 raise WagError("no answers to gold questions yet: run `wag eval gold` then `wag eval run`", exit_code=2)
             if as_json:
-                cli._print_json({"scored": written, "accuracy": acc})
+                cli.print_json({"scored": written, "accuracy": acc})
                 return
             t = Table(title=f"Gold-track accuracy ({written} scored answers)")
             for c in ("condition", "category", "gold kind", "n", "accuracy"):
@@ -410,7 +410,7 @@ def gold_cmd(
     for r in rows:
         by_kind[r["gold_kind"]] = by_kind.get(r["gold_kind"], 0) + 1
     if as_json:
-        cli._print_json({"n": len(rows), "by_kind": by_kind})
+        cli.print_json({"n": len(rows), "by_kind": by_kind})
         return
     cli.console.print(f"{len(rows)} gold questions stored: "
                       + ", ".join(f"{k} {v}" for k, v in sorted(by_kind.items())))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
@@ -13,17 +13,17 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from rich.table import Table
 
 from ..errors import UsageError
-from .cli_common import cli as _cli
-from .cli_common import errors as _errors
-from .cli_common import usage_line as _usage_line
-from .app import eval_app
+from . import output as _out
+from .output import failures
+from .output import usage_line as _usage_line
+from .apps import eval_app
 
 
 @contextmanager
 def _progress(description: str):
     """A Rich progress bar on stderr (counts, elapsed, ETA); yields ``on_progress(done, total)``."""
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("ETA"), TimeRemainingColumn(), console=_cli().err_console)
+                   TextColumn("ETA"), TimeRemainingColumn(), console=_out.err_console)
     with bar:
         task = bar.add_task(description, total=None)
 
@@ -35,7 +35,7 @@ def _progress(description: str):
 
 def _out_dir(out: Optional[Path], name: str) -> Path:
     """``--out`` or ``<eval db stem>_<name>/`` beside the evaluation database."""
-    from .store import eval_db_path
+    from ..eval.store import eval_db_path
 
     if out is not None:
         return out
@@ -52,20 +52,20 @@ def _fmt(x, spec: str = ".2f") -> str:
 
 @eval_app.command("judge")
 def judge_cmd(
-    judge: str = typer.Option(..., "--judge", help="rubric (offline, deterministic) or model (needs OPENAI_API_KEY)."),
-    experiment: str = typer.Option("all", "--experiment", help="main, exp_g, exp_l or all."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the model judge's per-query answer order."),
-    redo: bool = typer.Option(False, "--redo", help="Judge again queries this judge already ranked."),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
+    judge: Annotated[str, typer.Option("--judge", help="rubric (offline, deterministic) or model (needs OPENAI_API_KEY).")],
+    experiment: Annotated[str, typer.Option("--experiment", help="main, exp_g, exp_l or all.")] = "all",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the model judge's per-query answer order.")] = 0,
+    redo: Annotated[bool, typer.Option("--redo", help="Judge again queries this judge already ranked.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Rank every query's answers 1..N on the §10 criteria (Safety 0/1) and store them in eval_judgements."""
     from ..db import warehouse
-    from .judge import experiments_for, judge_model
-    from .rubric import judge_rubric
-    from .store import connect_eval
+    from ..eval.judge import experiments_for, judge_model
+    from ..eval.rubric import judge_rubric
+    from ..eval.store import connect_eval
 
-    cli = _cli()
-    with _errors(as_json):
+    cli = _out
+    with failures(as_json):
         exps = experiments_for(experiment)
         if judge not in ("rubric", "model"):
             raise UsageError(f"--judge {judge!r} is not rubric or model")
@@ -88,7 +88,7 @@ def judge_cmd(
         finally:
             con.close()
     if as_json:
-        cli._print_json(stats)
+        cli.print_json(stats)
         return
     if stats["groups"] == 0:
         cli.console.print(f"nothing to judge for {', '.join(exps)}: every answered query is already ranked by "
@@ -107,21 +107,21 @@ def judge_cmd(
 
 @eval_app.command("report")
 def report_cmd(
-    as_json: bool = typer.Option(False, "--json", help="Print the report as one JSON object."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Folder for the PNG figures (default: <eval db>_report/ beside the eval DB)."),
-    judge: Optional[str] = typer.Option(None, "--judge", help="rubric or model:<name> (default: every judge, each in its own section)."),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Folder for the PNG figures (default: <eval db>_report/ beside the eval DB).")] = None,
+    judge: Annotated[Optional[str], typer.Option("--judge", help="rubric or model:<name> (default: every judge, each in its own section).")] = None,
 ) -> None:
     """Mean ranks, win rates, breakdowns, Friedman test and Kendall's W, judge validity, gold accuracy, human
     rankings beside the judges (Krippendorff's alpha, Spearman); PNG figures."""
-    from .commands_human import print_human
-    from .figures import report_figures
-    from .human_figures import human_figures
-    from .human_report import human_report
-    from .report import build_report
-    from .store import connect_eval
+    from .eval_human import print_human
+    from ..eval.figures import report_figures
+    from ..eval.human_figures import human_figures
+    from ..eval.human_report import human_report
+    from ..eval.report import build_report
+    from ..eval.store import connect_eval
 
-    cli = _cli()
-    with _errors(as_json):
+    cli = _out
+    with failures(as_json):
         con = connect_eval()
         try:
             report = build_report(con, judge)
@@ -131,7 +131,7 @@ def report_cmd(
         folder = _out_dir(out, "report")
         report["figures"] = [str(p) for p in report_figures(report, folder) + human_figures(report["human"], folder)]
     if as_json:
-        cli._print_json(report)
+        cli.print_json(report)
         return
     con_ = cli.console
     if not report["judges"]:
@@ -205,16 +205,16 @@ def report_cmd(
 
 @eval_app.command("alpha")
 def alpha_cmd(
-    grid: Optional[str] = typer.Option(None, "--grid", help="log10 grid START:STOP:STEP (default: dbt var alpha_grid_log10, -3:3:0.25)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Folder for alpha_curves.png (default: <eval db>_report/)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the curves and the chosen values as JSON."),
+    grid: Annotated[Optional[str], typer.Option("--grid", help="log10 grid START:STOP:STEP (default: dbt var alpha_grid_log10, -3:3:0.25).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Folder for alpha_curves.png (default: <eval db>_report/).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the curves and the chosen values as JSON.")] = False,
 ) -> None:
     """Kendall's tau curves for alpha_pop and alpha_ind on a log10 grid; the crossing is the chosen value (§6)."""
     from ..db import warehouse
-    from .alpha import alpha_figure, compile_grid, load_grid, parse_grid, select_alphas, tau_curves, vars_hint
+    from ..eval.alpha import alpha_figure, compile_grid, load_grid, parse_grid, select_alphas, tau_curves, vars_hint
 
-    cli = _cli()
-    with _errors(as_json):
+    cli = _out
+    with failures(as_json):
         compiled = None
         if grid:
             g = parse_grid(grid)
@@ -230,7 +230,7 @@ def alpha_cmd(
         path = alpha_figure(curves, chosen, _out_dir(out, "report") / "alpha_curves.png")
     hint = vars_hint(chosen)
     if as_json:
-        cli._print_json({"curves": curves, "chosen": chosen, "figure": str(path), "vars": hint})
+        cli.print_json({"curves": curves, "chosen": chosen, "figure": str(path), "vars": hint})
         return
     for param, c in chosen.items():
         if c["value"] is None:
@@ -252,16 +252,16 @@ def alpha_cmd(
 
 @eval_app.command("figures")
 def figures_cmd(
-    subject: Optional[str] = typer.Option(None, "--subject", help="Subject id (default: the one with most individual evidence)."),
-    node: Optional[str] = typer.Option(None, "--node", help="Primary node for the stage shifts (default: the subject's node with most individual evidence)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Folder for the PNGs (default: <eval db>_report/)."),
+    subject: Annotated[Optional[str], typer.Option("--subject", help="Subject id (default: the one with most individual evidence).")] = None,
+    node: Annotated[Optional[str], typer.Option("--node", help="Primary node for the stage shifts (default: the subject's node with most individual evidence).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Folder for the PNGs (default: <eval db>_report/).")] = None,
 ) -> None:
     """HBM stage shifts of a primary node (paper Fig. 6) and weight distributions per stage (Fig. 8), from edge_weights."""
     from ..db import warehouse
-    from .figures import default_primary, stage_distribution_figure, stage_shift_figure
+    from ..eval.figures import default_primary, stage_distribution_figure, stage_shift_figure
 
-    cli = _cli()
-    with _errors():
+    cli = _out
+    with failures():
         folder = _out_dir(out, "report")
         with warehouse() as wh:
             if node is None or subject is None:
