@@ -97,7 +97,7 @@ def record(db: Path, out: Path) -> None:
              ["eval", "run", "--offline"]]
     logs = [json.loads(_wag(s, env)) for s in steps]
     con = duckdb.connect(str(eval_db), read_only=True)
-    dump = {"logs": [{"rc": g["rc"]} for g in logs]}
+    dump = {"logs": [{"rc": g["rc"], "stderr_tail": g["stderr"][-300:] if g["rc"] else ""} for g in logs]}
     for table, key in (("eval_queries", "query_id"), ("eval_answers", "query_id, experiment, condition"),
                        ("eval_selection", "query_id, experiment")):
         cols = [c for (c,) in con.execute(

@@ -28,12 +28,12 @@ def main() -> None:
     os.environ["WAG_LLM_CACHE"] = "off"
 
     from wag_cli import prompts
-    from wag_cli.ask import answer_question
+    from wag_cli.pipeline import answer_question
     from wag_cli.catalog import load_catalog
-    from wag_cli.context import DEFAULT_BUDGET, answer_context, estimate_tokens, full_context
+    from wag_cli.answer.wording.context import DEFAULT_BUDGET, answer_context, estimate_tokens, full_context
     from wag_cli.db import warehouse
     from wag_cli.llm import build_messages, json_messages
-    from wag_cli.parse_combine import PARSE_SCHEMA, parse_messages
+    from wag_cli.query.model import PARSE_SCHEMA, parse_messages
 
     budget = args.budget or DEFAULT_BUDGET
     print(f"budget {budget} tokens (ceil(chars/4) estimate)\n")

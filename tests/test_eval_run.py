@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from wag_cli import prompts
 from wag_cli.cli import app
 from wag_cli.eval.run import EXPERIMENTS
-from wag_cli.answer import DISCLAIMER
+from wag_cli.answer.wording.text import DISCLAIMER
 from wag_cli.llm import build_messages
 
 N_CONDITIONS = sum(len(c) for c in EXPERIMENTS.values())

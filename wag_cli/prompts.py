@@ -162,7 +162,7 @@ def answer_prompt(method: str) -> tuple[str, str]:
     """``(system, instruction)`` for answering under condition ``method`` ('base' | 'rag' | 'wag', or
     'full' for the FullContext size bound).
 
-    Expected data block: the compact text of :func:`wag_cli.context.answer_context` (question line,
+    Expected data block: the compact text of :func:`wag_cli.answer.context.answer_context` (question line,
     period, analysis, metrics table, knowledge for rag/wag, edges for wag, daily or weekly rows).
     Raises ``ValueError`` for an unknown method.
     """

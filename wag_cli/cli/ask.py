@@ -20,7 +20,7 @@ def parse(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Parse a question into metrics, window, reference day, openness and category (DESIGN.md §8)."""
-    from ..ask import parse_question, reference_day_for
+    from ..pipeline import parse_question, reference_day_for
 
     with failures(as_json):
         ref, ref_source = reference_day_for(subject, parse_day(as_of))
@@ -29,7 +29,7 @@ def parse(
     out["as_of"] = ref.isoformat()
     out["as_of_source"] = ref_source
     if not parsed.metrics:
-        from ..ask import no_metric_hint
+        from ..pipeline import no_metric_hint
         from ..catalog import load_catalog
 
         out["closest_metrics"] = no_metric_hint(question, load_catalog())[1]
@@ -69,7 +69,7 @@ def ask(
     """Answer a question about a subject's data, grounded in the retrieved subgraph.
 
     Every retrieval constant defaults to the dbt var of the same name in dbt_project.yml."""
-    from ..ask import answer_question
+    from ..pipeline import answer_question
     from ..render import print_answer
     from ..settings import RetrievalSettings
 

@@ -127,7 +127,7 @@ def parse_cmd(
     """Score QueryParse against gold fields, the offline parser and the model path side by side (DESIGN.md §8)."""
     import json as _json
 
-    from ..parse_combine import parse
+    from ..query.model import parse
     from ..eval.parse_score import CHECKS, compare_parsers, labelled_rows, query_rows
 
     cli = _out

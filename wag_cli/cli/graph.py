@@ -233,7 +233,7 @@ def graph_plot(
         if (subject is None) != (question is None):
             raise UsageError("--subject and --question go together (the subgraph retrieved for that question)")
         if subject:
-            from ..ask import answer_question
+            from ..pipeline import answer_question
 
             res = answer_question(question, subject, as_of=parse_day(as_of), offline=True)
             g, hl = subgraph_graph(res.subgraph)

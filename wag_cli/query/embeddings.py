@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 
-from .catalog import Metric
+from ..catalog import Metric
 
 
 
 def _default_delta() -> float:
     """The dbt var ``delta`` (dbt_project.yml, the one source of truth); 0.85 without a project."""
     try:
-        from .settings import dbt_vars
+        from ..settings import dbt_vars
 
         return float(dbt_vars()["delta"])
     except Exception:  # noqa: BLE001 - a non-editable install without the dbt project

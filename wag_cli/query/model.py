@@ -1,12 +1,12 @@
 """QueryParse with a model (DESIGN.md §8 "QueryParse with a model"): a configured model never makes the
-parse worse than the offline parser (:func:`wag_cli.parse.parse_offline`).
+parse worse than the offline parser (:func:`wag_cli.query.offline.parse_offline`).
 
 :func:`parse` is the entry point of QueryParse for every caller: offline without a client, else the
 offline reading corrected by one structured-output call, field by field:
 
-* **period** — always the rules of §8 (:mod:`wag_cli.dates`, :func:`wag_cli.parse.question_shape`).
+* **period** — always the rules of §8 (:mod:`wag_cli.query.periods`, :func:`wag_cli.query.shape.question_shape`).
   Only when the question holds a time expression the rules do not recognise
-  (:func:`wag_cli.dates.unrecognised_period`: "over the holidays") and they found no other period is
+  (:func:`wag_cli.query.periods.unrecognised_period`: "over the holidays") and they found no other period is
   the model asked for its first and last day; the proposal is used only if it is valid (start <= end
   <= the reference day t, overlapping the subject's data when ``data_range`` is given; a start before
   the data is moved to its first day) and ``period_notes`` states that it is the model's reading.
@@ -31,12 +31,13 @@ from dataclasses import replace
 from datetime import date
 from typing import Any
 
-from .catalog import Metric, load_catalog
-from .categories import CATEGORY_OPENNESS
-from .dates import Period
-from .parse import ParsedQuery, _check_question, category_openness, not_understood_note, offline_reading, \
-    parse_offline, question_shape
-from .prompts import parse_prompt, parse_schema
+from ..catalog import Metric, load_catalog
+from ..categories import CATEGORY_OPENNESS
+from .periods import Period
+from .parsed import ParsedQuery
+from .offline import _check_question, not_understood_note, offline_reading, parse_offline
+from .shape import category_openness, question_shape
+from ..prompts import parse_prompt, parse_schema
 
 #: The reply schemas: without a period, and with ``period_start``/``period_end`` (time expression asked).
 PARSE_SCHEMA: dict = parse_schema()
@@ -45,7 +46,7 @@ PARSE_SCHEMA_PERIOD: dict = parse_schema(with_period=True)
 MAX_MODEL_METRICS = 3
 #: Offline match kinds that count as a confident reading (a fuzzy match is a guess at a typo).
 CONFIDENT_HOWS = frozenset({"exact", "coordination", "generic-head"})
-#: Candidates shown to the model (a shortlist, :func:`wag_cli.shortlist.shortlist`).
+#: Candidates shown to the model (a shortlist, :func:`wag_cli.query.shortlist.shortlist`).
 SHORTLIST = 15
 
 
@@ -80,7 +81,7 @@ def parse_data(question: str, as_of: date, catalog: dict[str, Metric], *, readin
 
 def parse_messages(question: str, as_of: date, catalog: dict[str, Metric]) -> list[dict]:
     """The messages a model QueryParse sends (for prompt-size reports)."""
-    from .llm import json_messages
+    from ..llm import json_messages
 
     system, instruction = parse_prompt()
     return json_messages(system, instruction, parse_data(question, as_of, catalog), PARSE_SCHEMA)
@@ -90,7 +91,7 @@ def resolve_names(reply: Any, catalog: dict[str, Metric], client, delta: float |
     """Map metric names the model returned that are not catalog ids onto nodes (DESIGN.md §8 step 1):
     an exact id/name/alias match first, else embedding cosine >= delta when the client has
     embeddings. Rewrites ``reply["metrics"]`` in place; returns ``{metric_id: match record}``."""
-    from .match import EMBED_DELTA, embedding_matches, lexical_match
+    from .embeddings import EMBED_DELTA, embedding_matches, lexical_match
 
     if not isinstance(reply, dict) or not isinstance(reply.get("metrics"), list):
         return {}
@@ -145,7 +146,7 @@ def validate_reply(reply: Any, catalog: dict[str, Metric]) -> dict:
 
 
 def combine_metrics(hits: list[dict], proposed: list[str], *, overview: bool = False) -> tuple[list[str], list[str]]:
-    """``(metrics, overruled)``: the offline hits (:func:`wag_cli.parse.match_metrics`) combined with the
+    """``(metrics, overruled)``: the offline hits (:func:`wag_cli.query.metrics.match_metrics`) combined with the
     model's validated ``proposed`` ids (module docstring, DESIGN.md §8). ``overruled``: proposed ids not
     kept. A confident offline reading, an overview question or an empty proposal keep the offline
     metrics; otherwise the exact offline hits stay, a fuzzy one stays only if the model proposes it too,

@@ -16,8 +16,8 @@ worded from the findings of ``sql/findings.sql`` (:mod:`wag_cli.findings`) and t
 from __future__ import annotations
 
 from .findings import OWN_LINK, Finding, direction_word, effect_word
-from .retrieve import Node, Subgraph
-from .wording import ADDITIVE_UNITS, NOT_ADDITIVE, _lc, display_unit_for, fmt, fmt_delta, is_clock_unit, label
+from ..retrieve import Node, Subgraph
+from .wording import ADDITIVE_UNITS, NOT_ADDITIVE, _lc, display_unit_for, fmt, is_clock_unit, label
 
 
 def period_words(sg: Subgraph, analysis: dict | None) -> str:

@@ -35,6 +35,9 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any, Iterable
+
+from .lexicon import ARTICLES, NUMBER_WORDS, tokens
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
@@ -43,8 +46,7 @@ WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}   # mon
 _MONTH = r"(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(\d{4})"
-_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-          "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "couple of": 2}
+_WORDS = {**ARTICLES, **NUMBER_WORDS}   # data/lexicon.toml: one list of number words for every rule
 _N = r"(\d+|" + "|".join(sorted(map(re.escape, _WORDS), key=len, reverse=True)) + r")"
 _UNIT = {"day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30}
 
@@ -363,3 +365,73 @@ def comparison_periods(question: str, first: Period, as_of: date) -> tuple[str, 
         current = first if first.label != phrase else Period(first.start, first.end, f"the {n} days ending {first.end.isoformat()}")
         return ("previous", current, Period(prev_end - timedelta(days=n - 1), prev_end, label))
     return None
+
+
+DEFAULT_WINDOW = 7
+
+
+# --------------------------------------------------------------------------- window
+
+_NUMBER_WORDS = NUMBER_WORDS
+_UNIT_DAYS = {"day": 1, "night": 1, "week": 7, "month": 30, "year": 365}
+_NUM = r"(\d+|" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)) + r")"
+
+# (pattern, fn(match) -> (window_days, ref_offset)); all on normalised text.
+_PERIODS: tuple[tuple[str, Any], ...] = (
+    (r"\bday before yesterday\b", lambda m: (1, -2)),
+    (r"\byesterday\b", lambda m: (1, -1)),
+    (r"\b(today|tonight|this morning|this afternoon|this evening|last night)\b", lambda m: (1, 0)),
+    (r"\b(past|last|previous|prior) 24 hours\b", lambda m: (1, 0)),
+    (r"\b" + _NUM + r" (day|night|week|month|year)s?\b",
+     lambda m: (_num(m.group(1)) * _UNIT_DAYS[m.group(2)], 0)),
+    (r"\bfortnight\b", lambda m: (14, 0)),
+    (r"\b(this|past|last|previous|prior|current|recent) quarter\b", lambda m: (90, 0)),
+    (r"\b(this|past|last|previous|prior|current|the) (week|month|year)\b",
+     lambda m: (_UNIT_DAYS[m.group(2)], 0)),
+)
+
+#: Bare period words, used only when no explicit period above is named ("each week" -> 7).
+_BARE_PERIODS: tuple[tuple[str, Any], ...] = (
+    (r"\b(weekly|week)\b", lambda m: (7, 0)),
+    (r"\b(monthly|month)\b", lambda m: (30, 0)),
+)
+
+#: History words: the whole record (window "all") when no explicit period is named.
+_HISTORY = re.compile(
+    r"\b(overall|ever|all time|since i (first )?(started|start|began|begun|joined|got)|since the (start|beginning)"
+    r"|from the (start|beginning)|in general|generally|historically|whole history|entire history"
+    r"|all (of )?my (data|history|records)|whole (record|period)|entire (record|period)|long term"
+    r"|to date|since day one|lifetime|usually|typically)\b"
+)
+
+
+def _num(text: str) -> int:
+    return int(text) if text.isdigit() else _NUMBER_WORDS[text]
+
+
+def parse_window(question: str, mask: Iterable[tuple[int, int]] = ()) -> tuple[int | None, int, str]:
+    """``(window_days or None for all, ref_offset, phrase)`` from the question's period words.
+
+    The earliest explicit period wins ("this week vs last week" -> 7); with none, a history word
+    ("overall", "ever", "since I started", "in general") -> ``None``; else the default 7 days.
+    ``mask``: token spans (e.g. matched metric phrases such as "overall sleep score") ignored.
+    """
+    toks = tokens(question)
+    masked = set()
+    for i, j in mask:
+        masked.update(range(i, j))
+    text = " ".join("_" if k in masked else t for k, t in enumerate(toks))
+    for tier in (_PERIODS, _BARE_PERIODS):
+        best: tuple[int, int, int, str] | None = None
+        for pat, fn in tier:
+            for m in re.finditer(pat, text):
+                w, off = fn(m)
+                if w > 0 and (best is None or m.start() < best[0]):
+                    best = (m.start(), w, off, m.group(0))
+                break
+        if best is not None:
+            return best[1], best[2], best[3]
+    h = _HISTORY.search(text)
+    if h:
+        return None, 0, h.group(0)
+    return DEFAULT_WINDOW, 0, ""

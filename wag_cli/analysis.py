@@ -1,250 +1,54 @@
-"""`wag ask` / `wag parse` orchestration: validate input, parse the question (QueryParse, DESIGN.md
-§8), retrieve the subgraph through the warehouse's wag_retrieve macro, build the question's
-analysis (:func:`question_analysis`: the SQL of ``wag_cli/sql/`` for relationships, influences,
-trends, comparisons and the overview) and answer it.
+"""The question's analysis (DESIGN.md §8-§11): the question-shaped, numeric part of every answer,
+computed in SQL (``wag_cli/sql/``) over the retrieved subgraph and the as-of weights.
 
-Errors a user can cause (empty question, unknown subject, a date outside the subject's data, a
-question naming no known metric) raise :class:`UsageError` with a one-line explanation.
+:func:`question_analysis` returns an :data:`Analysis`, a dict of plain values (dates as ``date``) that
+the offline answer renders and the model reads in its data block. Its keys (all optional but
+``intent``, ``period``, ``category``, ``findings`` and ``verdict``):
+
+* ``intent`` — ``lookup`` | ``relationship`` | ``influences`` | ``trend`` | ``comparison`` |
+  ``overview`` (``wag_cli.query.shape.question_shape``);
+* ``period`` — the period used (``Period.to_json``: label, start, end, days), stated in the answer;
+* ``display_unit`` — the unit the question asks in ("hours") or None;
+* ``relationships`` — per pair of asked metrics: ``{x, y, x_name, y_name, has_edge, relationship,
+  individual: {rho, n, strength, direction, reason}, population: {rho, n, n_subjects, strength,
+  direction, reason, as_of | reference}, as_of}`` (as-of correlations of §5-§6; ``rho`` None with a
+  ``reason``);
+* ``influences`` — ``{metric, name, as_of, neighbours: [{metric_id, name, w_global, individual,
+  population, relationship}], own: [...]}``: X's candidates ranked by the as-of W_global;
+* ``trends`` — per metric: Theil-Sen ``slope_per_week`` with ``low_per_week``/``high_per_week``
+  (95 %), ``direction`` (up/down/flat), ``n_days``, first vs second half means and days;
+* ``comparison`` — ``{kind, a, b, metrics: [{metric_id, name, unit, a_days, a_mean, ..., difference}]}``
+  with ``difference = a_mean - b_mean``;
+* ``overview`` — the most abnormal metrics of the window ``[{metric_id, category, zeta, n_window_days}]``;
+* ``notes`` — sentences on what could not be computed; ``period_notes`` — how the period was read
+  when the rules could not (§11);
+* ``category``, ``asks_why``, ``asks_definition`` — the question's §10 category and its wording;
+* ``findings`` — the §11 findings of ``sql/findings.sql`` as rows (:mod:`wag_cli.answer.findings`);
+* ``verdict`` — the answer's opening lines (:func:`wag_cli.answer.verdict.verdict_lines`).
 """
 
 from __future__ import annotations
 
 import re
-
-from dataclasses import dataclass
-from datetime import date
 from importlib import resources
+from typing import Any
 
 import duckdb
 
-from .answer import Answer, label, model_answer, offline_answer, reason_text, strength_word
-from .db import fetch_dicts, warehouse
-from .errors import UsageError
-from .retrieve import COMPANIONS, METHODS, Subgraph, retrieve
+from .answer.wording import label, reason_text, strength_word
+from .db import fetch_dicts
+from .retrieve import COMPANIONS, Subgraph
+
+#: The analysis of one question (module docstring: its keys).
+Analysis = dict[str, Any]
 
 #: Metrics an overview question ("how am I doing overall?") looks at: the most abnormal ones.
 OVERVIEW_METRICS = 5
 #: Neighbours listed for "what affects X most".
 INFLUENCES_SHOWN = 5
 
-
 def _sql(name: str) -> str:
     return resources.files("wag_cli").joinpath("sql", name).read_text(encoding="utf-8")
-
-
-def _client(offline: bool):
-    """The optional model client (None offline or without OPENAI_API_KEY)."""
-    if offline:
-        return None
-    try:
-        from .llm import get_client
-    except ImportError:  # pragma: no cover - llm layer absent
-        return None
-    return get_client(offline=offline)
-
-
-def parse_question(question: str, as_of: date, *, offline: bool = False, catalog=None, client=None,
-                   delta: float | None = None, data_range: tuple[date, date] | None = None):
-    """QueryParse (DESIGN.md §8) with the model when configured (its corrections of the offline reading,
-    :mod:`wag_cli.parse_combine`), else (or on any model failure) offline. ``data_range``: the
-    subject's (first, last) day, which a model's reading of a period must overlap."""
-    from .catalog import load_catalog
-    from .parse_combine import parse
-
-    if not question or not question.strip():
-        raise UsageError("the question is empty; ask something like \"How did I sleep this week?\"")
-    catalog = catalog or load_catalog()
-    client = client if client is not None else _client(offline)
-    try:
-        return parse(question, as_of, catalog=catalog, client=client, delta=delta, data_range=data_range)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def reference_day_for(subject_id: str | None, as_of: date | None) -> tuple[date, str]:
-    """The reference day of `wag parse` and what it came from: ``--as-of``, else the subject's last day
-    with data (as `wag ask`), else today. UsageError for an unknown subject."""
-    if as_of is not None:
-        return as_of, "--as-of"
-    if subject_id:
-        with warehouse() as con:
-            return check_subject(con, subject_id)["last_day"], f"last day with data of {subject_id}"
-    return date.today(), "today (no --as-of or --subject given)"
-
-
-def no_metric_hint(question: str, catalog: dict, k: int = 3) -> tuple[str, list[str]]:
-    """(message, names) for a question that names no known metric: the ``k`` catalog metrics whose
-    name or alias is closest to the question's words (rapidfuzz WRatio), offered for the user to
-    choose — nothing is mapped silently."""
-    from rapidfuzz import fuzz
-
-    from .parse import _STOPWORDS, tokens
-
-    words = [w for w in tokens(question) if len(w) >= 3 and w not in _STOPWORDS]
-    score: dict[str, float] = {}
-    for m in catalog.values():
-        labels = [m.name.lower(), *(a.lower() for a in m.aliases)]
-        # how well the question's words cover the label: best word match per label word, averaged
-        s_best = 0.0
-        for label in labels:
-            parts = label.split()
-            s = sum(max((fuzz.ratio(p, w) for w in words), default=0.0) for p in parts) / len(parts)
-            s_best = max(s_best, s)
-        score[m.name] = s_best
-    ranked = sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))
-    best = [n for n, sc in ranked[:k] if sc >= WEAK_HINT_SCORE]
-    overview = "; or ask \"How am I doing overall?\" for the metrics that stand out"
-    if not best:
-        # no word of the question is close to a metric ("Tell me something", "am I fine?"): a list of
-        # unrelated names helps nobody (a new-user review), so point to the overview and the list
-        return ("the question names no metric this warehouse knows" + overview.replace("; or", ":", 1)
-                + " (`wag sql \"select metric_id, name from nodes\"` lists the metrics)"), []
-    msg = ("the question names no metric this warehouse knows; did you mean "
-           + ", ".join(f"'{b.lower()}'" for b in best)
-           + "? Ask again naming one (`wag sql \"select metric_id, name from nodes\"` lists them all)" + overview)
-    return msg, best
-
-
-#: Below this rapidfuzz ratio (0-100) of the best metric label, no metric is offered as a guess.
-WEAK_HINT_SCORE = 75.0   # "Tell me something" -> 71 (sweat rate), "hart rate" -> 94 (heart rate)
-
-
-def check_subject(con: duckdb.DuckDBPyConnection, subject_id: str) -> dict:
-    """The subject's period {dataset, first_day, last_day}; UsageError if unknown."""
-    rows = fetch_dicts(con, _sql("subject_period.sql"), {"subject": subject_id})
-    if not rows:
-        known = fetch_dicts(
-            con,
-            # a bare id ("p01") is compared with the id after the dataset (and GLOBEM study) too
-            "select subject_id from (select distinct subject_id from metric_values) "
-            "order by greatest(jaro_winkler_similarity(subject_id, $s), "
-            "jaro_winkler_similarity(regexp_extract(subject_id, '[^:/]+$'), $s)) desc, subject_id limit 3",
-            {"s": subject_id},
-        )
-        hint = ", ".join(r["subject_id"] for r in known) or "none (the warehouse is empty)"
-        raise UsageError(f"unknown subject {subject_id!r}; closest known: {hint} (`wag subjects` lists all)")
-    return rows[0]
-
-
-@dataclass
-class AskResult:
-    """Everything `wag ask` shows: the parse, the subgraph and the answer."""
-
-    question: str
-    subject_id: str
-    parsed: object
-    subgraph: Subgraph
-    answer: Answer
-    analysis: dict | None = None
-
-    def to_json(self) -> dict:
-        return {
-            "question": self.question,
-            "subject_id": self.subject_id,
-            "method": self.subgraph.method,
-            "parse": self.parsed.to_json(),
-            "subgraph": self.subgraph.to_json(),
-            "answer": self.answer.text,
-            "answer_source": self.answer.source,
-            "answer_note": self.answer.note,
-            "answer_cached": self.answer.cached,
-            "prompt_tokens": self.answer.prompt_tokens,
-            "analysis": _jsonable(self.analysis),
-        }
-
-
-def answer_question(
-    question: str,
-    subject_id: str,
-    *,
-    as_of: date | None = None,
-    method: str = "wag",
-    offline: bool = False,
-    settings=None,
-    budget: int | None = None,
-) -> AskResult:
-    """Parse, retrieve and answer (DESIGN.md §8). Raises UsageError / DatabaseError for bad input.
-
-    ``settings``: a :class:`wag_cli.settings.RetrievalSettings` (default: the dbt vars); every
-    constant of retrieval and of the as-of weights is passed from it to the warehouse's macros.
-    ``budget``: the model prompt's token budget (default :data:`wag_cli.context.DEFAULT_BUDGET`; a WAG
-    prompt is also capped at the FullContext prompt's size).
-    """
-    from .catalog import load_catalog
-    from .settings import RetrievalSettings
-
-    settings = settings or RetrievalSettings.from_project()
-
-    if not question or not question.strip():
-        raise UsageError("the question is empty; ask something like \"How did I sleep this week?\"")
-    if method not in METHODS:
-        raise UsageError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    client = _client(offline)
-    with warehouse() as con:
-        period = check_subject(con, subject_id)
-        first, last = period["first_day"], period["last_day"]
-        ref = as_of or last
-        if not (first <= ref <= last):
-            raise UsageError(
-                f"{ref.isoformat()} is outside {subject_id}'s data ({first.isoformat()} .. {last.isoformat()}); "
-                "pick an --as-of inside that range"
-            )
-        catalog = load_catalog(con)
-        parsed = parse_question(question, ref, catalog=catalog, client=client, delta=settings.delta,
-                                data_range=(first, last))
-        metrics = list(parsed.metrics)
-        overview = None
-        if not metrics and parsed.intent == "overview":
-            overview = fetch_dicts(con, _sql("overview.sql"), {
-                "subject": subject_id, "ref_day": parsed.reference_day,
-                "window_days": parsed.window_days, "limit": OVERVIEW_METRICS})
-            metrics = [r["metric_id"] for r in overview]
-            if not metrics:
-                raise UsageError(_no_overview_reason(con, subject_id, parsed))
-        if not metrics:
-            raise UsageError(no_metric_hint(question, catalog)[0])
-        if not (first <= parsed.reference_day <= last):
-            raise UsageError(
-                f"the question asks about {_asked_period(parsed)}, outside {subject_id}'s data "
-                f"({first.isoformat()} .. {last.isoformat()}); ask about a day inside that range"
-            )
-        sg = retrieve(
-            con,
-            subject_id=subject_id,
-            metrics=metrics,
-            reference_day=parsed.reference_day,
-            window_days=parsed.window_days,
-            openness=parsed.openness,
-            method=method,
-            catalog=catalog,
-            settings=settings,
-        )
-        analysis = question_analysis(con, parsed, sg, catalog, metrics=metrics, overview=overview,
-                                     settings=settings)
-        full = None
-        if client is not None and method == "wag":
-            from .context import full_context
-
-            full = full_context(con, sg, catalog)
-    if client is not None:
-        ans = model_answer(question, sg, client, analysis, budget=budget, full=full)
-    else:
-        ans = offline_answer(question, sg, analysis)
-    return AskResult(question=question, subject_id=subject_id, parsed=parsed, subgraph=sg, answer=ans,
-                     analysis=analysis)
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {k: _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, date):
-        return obj.isoformat()
-    if isinstance(obj, float):
-        return round(obj, 4)
-    return obj
-
 
 def _corr(rho, n, reason, n_subjects=None, as_of=None, source=None, **names) -> dict:
     """One correlation of the analysis: rho (signed), n, strength and direction words, or the reason;
@@ -262,37 +66,6 @@ def _corr(rho, n, reason, n_subjects=None, as_of=None, source=None, **names) -> 
     elif as_of is not None:
         out["as_of"] = as_of
     return out
-
-
-def _asked_period(parsed) -> str:
-    """The period a question names, for an error ('2019-08-01 to 2019-08-31 (31 days)' for "in August
-    2019"), else its reference day."""
-    per = parsed.period
-    if per is None or not per.label:
-        return parsed.reference_day.isoformat()
-    return per.describe()
-
-
-def _no_overview_reason(con: duckdb.DuckDBPyConnection, subject_id: str, parsed) -> str:
-    """Why an overview has no metric to show, and what to ask instead: no data in the period, data on
-    too few of its days for a window summary (var min_window_coverage: wag_node_window leaves zeta
-    NULL), or no variation in the history to compare with."""
-    period = parsed.resolved_period
-    n_metrics, n_short, max_days = con.execute(
-        "select count(*) filter (where n_window_days > 0), "
-        "count(*) filter (where n_window_days > 0 and usual_sd > 0 and zeta is null), "
-        "coalesce(max(n_window_days), 0) "
-        "from wag_node_window(?, ?, ?)", [subject_id, parsed.reference_day, parsed.window_days]).fetchone()
-    if n_metrics == 0:
-        return (f"{subject_id} has no numeric data in {period.describe()}; ask about a period with data "
-                "(--as-of, or `wag subjects` for the subject's days)")
-    if n_short and period.window_days:
-        return (f"{subject_id} has data on only {max_days} of the {period.window_days} days from "
-                f"{period.start.isoformat()} to {period.end.isoformat()}, too few for an overview of the "
-                "period; ask about a longer one (\"How am I doing this month?\") or another reference day (--as-of)")
-    return (f"{subject_id}'s metrics with data in {period.describe()} do not vary over the subject's history, "
-            "so nothing stands out against it; ask about a single metric instead")
-
 
 def _source_notes(measurement: str) -> str:
     """``a | b`` (metric_sources) as ``a, and b`` for a sentence."""
@@ -461,8 +234,8 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
                              "metrics": [{**by_id[m], "name": label(m, name(m)), "unit": unit(m)} for m in shown]}
     # the finding first (DESIGN.md §11): findings in SQL over the retrieved subgraph, and the verdict
     # the offline answer opens with and the model is asked to lead with
-    from .answer_verdict import verdict_lines
-    from .findings import findings_for, to_rows
+    from .answer.verdict import verdict_lines
+    from .answer.findings import findings_for, to_rows
 
     out["category"] = getattr(parsed, "category", None)
     # "what is HRV?": the node's definition comes first (DESIGN.md §11 general knowledge)

@@ -1,7 +1,7 @@
 """Candidate metrics for the QueryParse prompt (DESIGN.md §8, §10 prompts; issue 11 item 3).
 
 The model is offered a shortlist, not the whole catalog (103 nodes are ~9,600 tokens): the metrics
-the offline matcher finds in the question (:func:`wag_cli.parse.match_metrics`), then the other
+the offline matcher finds in the question (:func:`wag_cli.query.metrics.match_metrics`), then the other
 metrics of their categories, then the metrics whose names and aliases are closest to the question's
 words (rapidfuzz ``token_set_ratio`` on lower-cased text), data-bearing metrics first — at most
 ``limit`` entries, each with at most :data:`MAX_ALIASES` aliases.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from rapidfuzz import fuzz
 
-from .catalog import Metric
+from ..catalog import Metric
 
 DEFAULT_LIMIT = 20
 MAX_ALIASES = 4
@@ -26,7 +26,7 @@ def _closeness(question: str, m: Metric) -> float:
 def shortlist(question: str, catalog: dict[str, Metric], limit: int = DEFAULT_LIMIT) -> list[dict]:
     """``[{"id", "name", "category", "aliases"}]``: at most ``limit`` candidate metrics for
     ``question`` (module docstring for the order). Deterministic; ties by catalog order."""
-    from .parse import match_metrics
+    from .metrics import match_metrics
 
     order = {mid: i for i, mid in enumerate(catalog)}
     matched = [h["metric_id"] for h in match_metrics(question, catalog) if h["metric_id"] in catalog]

@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
-from .retrieve import Node, Subgraph
+from ..retrieve import Node, Subgraph
 from .wording import measurement_note
 
 CONTEXT_TOKENS = 4096        #: the context size the default budget is made for (small local models)
@@ -141,7 +141,7 @@ def _metrics_table(nodes: list[Node], method: str) -> list[str]:
 
 
 def _knowledge_line(n: Node, short: bool = False) -> str | None:
-    from .answer import guidance_for
+    from .wording import guidance_for
 
     parts = []
     if n.description:
@@ -289,8 +289,8 @@ def _render(question: str, sg: Subgraph, analysis: dict | None, plan: _Plan, met
 
 
 def _messages(method: str, text: str) -> list[dict]:
-    from . import prompts
-    from .llm import build_messages
+    from .. import prompts
+    from ..llm import build_messages
 
     system, instruction = prompts.answer_prompt(method)
     return build_messages(system, instruction, text, data_format="text")
@@ -376,8 +376,8 @@ def full_context(con, sg: Subgraph, catalog) -> Subgraph:
     catalog metric with data in the window (role neighbour, by metric id, no weights), each with its
     knowledge (description, range, advice) as WAG's nodes have it; from the same ``node_window.sql``
     as retrieval. Method ``'full'``, budget 0."""
-    from .db import fetch_dicts
-    from .retrieve import _node_data, _sql
+    from ..db import fetch_dicts
+    from ..retrieve import _node_data, _sql
 
     rows = fetch_dicts(con, _sql("node_window.sql"), {
         "subject": sg.subject_id, "metrics": list(catalog), "ref_day": sg.reference_day,

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from importlib import resources
 
-from .db import fetch_dicts
-from .retrieve import Subgraph
+from ..db import fetch_dicts
+from ..retrieve import Subgraph
 
 #: |d| below which a level is "about the same", below which a difference is "slight" (DESIGN.md §11)
 SAME, SLIGHT = 0.2, 0.5
