@@ -1,4 +1,4 @@
-"""Compact, budgeted answer prompts (wag_cli.context; DESIGN.md §10 prompts; issue 11 item 3).
+"""Compact, budgeted answer prompts (wag_cli.answer.context; DESIGN.md §10 prompts; issue 11 item 3).
 
 Hand-made subgraphs check the format and the trim order; the real excerpts (``built_db``) check that
 every method's prompt fits the default budget and that WAG's is never larger than FullContext's.
@@ -12,7 +12,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from wag_cli.answer.wording.context import DEFAULT_BUDGET, _messages, answer_context, estimate_tokens, full_context
+from wag_cli.answer.context import DEFAULT_BUDGET, _messages, answer_context, estimate_tokens, full_context
 from wag_cli.retrieve import Node, NodeData, Subgraph
 
 REF = date(2020, 3, 31)
@@ -156,8 +156,8 @@ class _Recorder:
 
 
 def test_model_answer_is_capped_by_full_context_and_notes_the_cache():
-    from wag_cli.answer.wording.text import DISCLAIMER
-    from wag_cli.answer.wording.model import model_answer
+    from wag_cli.answer.text import DISCLAIMER
+    from wag_cli.answer.model import model_answer
 
     long_desc = "Background on the metric. " * 40
     sg = _sg([_node("sleep_duration", "primary", [400] * 7, desc=long_desc),

@@ -3,7 +3,7 @@
 The pairs are passed to :meth:`wag_cli.llm.LLMClient.chat_json` / ``chat_text``, which append the
 standing safety rules to the system text and put the caller's data — the user's question included —
 in a fenced data block after the instruction (JSON for QueryParse, the compact text tables of
-:mod:`wag_cli.context` for answers). Nothing here is formatted with user input: the question never
+:mod:`wag_cli.answer.context` for answers). Nothing here is formatted with user input: the question never
 becomes part of an instruction, and the fixed instructions come before the variable data so a
 server can reuse the cached prefix.
 

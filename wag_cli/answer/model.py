@@ -11,11 +11,11 @@ from .text import DISCLAIMER, Answer
 
 def model_data(question: str, sg: Subgraph, analysis: dict | None = None, *, budget: int | None = None,
                cap: int | None = None, full: Subgraph | None = None):
-    """The answer prompt of ``sg`` as :class:`wag_cli.context.Context` (compact tables within
-    ``budget`` tokens, default :data:`wag_cli.context.DEFAULT_BUDGET`, and within ``cap``): the
+    """The answer prompt of ``sg`` as :class:`wag_cli.answer.context.Context` (compact tables within
+    ``budget`` tokens, default :data:`wag_cli.answer.context.DEFAULT_BUDGET`, and within ``cap``): the
     question, the period, the analysis (module docstring), the metrics with the guidance filtered to
     the subject's instruments (:func:`guidance_for`, as offline), edges for WAG, daily/weekly rows.
-    ``full`` (FullContext, :func:`wag_cli.context.full_context`) caps a WAG prompt at its size."""
+    ``full`` (FullContext, :func:`wag_cli.answer.context.full_context`) caps a WAG prompt at its size."""
     from .context import DEFAULT_BUDGET, answer_context
 
     budget = budget or DEFAULT_BUDGET
@@ -31,7 +31,7 @@ def model_answer(question: str, sg: Subgraph, client, analysis: dict | None = No
     :func:`model_data` (DESIGN.md §10 prompts).
 
     ``client`` is a :class:`wag_cli.llm.LLMClient`. ``full`` (FullContext, from
-    :func:`wag_cli.context.full_context`) caps a WAG prompt at FullContext's size. The answer ends
+    :func:`wag_cli.answer.context.full_context`) caps a WAG prompt at FullContext's size. The answer ends
     with :data:`DISCLAIMER`, as offline answers do; ``prompt_tokens``/``trimmed`` describe the prompt
     and ``cached`` says whether the reply came from the reply cache. Any failure falls back to
     :func:`offline_answer` with a note saying why.

@@ -23,7 +23,7 @@ class Answer:
     text: str
     source: str
     note: str | None = None
-    prompt_tokens: int | None = None   # estimated size of the model prompt (wag_cli.context)
+    prompt_tokens: int | None = None   # estimated size of the model prompt (wag_cli.answer.context)
     trimmed: list[str] | None = None   # what the prompt left out to fit its budget
     cached: bool = False               # the model reply came from the reply cache
 

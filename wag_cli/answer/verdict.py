@@ -1,5 +1,5 @@
 """The finding first (DESIGN.md §11): the answer's opening sentences and its related-metrics section,
-worded from the findings of ``sql/findings.sql`` (:mod:`wag_cli.findings`) and the question's analysis.
+worded from the findings of ``sql/findings.sql`` (:mod:`wag_cli.answer.findings`) and the question's analysis.
 
 * :func:`verdict_lines` — one or two sentences that answer the question in its own terms: the period,
   the amount, the direction against the usual level (the days before the period), and per intent the
