@@ -278,7 +278,6 @@ def run_build(
         shutil.rmtree(staging_dir, ignore_errors=True)   # a failed build's file; the warehouse is untouched
 
 
-
 def _invoke_dbt(project: Path, database: Path, data_dir: Path, dbt_vars: dict,
                 on_node: Callable[[str, str], None] | None, exclude: tuple[str, ...] = ()) -> BuildResult:
     """``dbt build`` into ``database`` (WAG_DB points there for the run), without the nodes selected

@@ -43,7 +43,6 @@ def lifesnaps_id(k: int) -> str:
     return "de3" + format(0xA1 + k, "021x")
 
 
-
 def lifesnaps_rows(k: int, seed: int, days: int, start: date, index0: int) -> tuple[list[list[str]], dict]:
     """The k-th (0-based) participant's CSV rows, numbered from ``index0`` in the index column, and
     its details (subject id, row count, no-wear days, sick-week start, short night)."""

@@ -42,7 +42,6 @@ def pmdata_pid(k: int) -> str:
     return f"demo{k + 1:02d}"
 
 
-
 class _LogIds:
     """Fitbit-like log ids: grow with the start time, unique per subject."""
 

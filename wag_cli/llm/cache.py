@@ -19,6 +19,7 @@ from typing import Any
 
 from .shapes import SHAPES
 
+
 def default_cache_path() -> Path | None:
     """``WAG_LLM_CACHE`` (None if ``off``/``none``/``0``), else ``<warehouse stem>_llm_cache.duckdb``."""
     env = os.environ.get("WAG_LLM_CACHE", "").strip()
@@ -28,7 +29,6 @@ def default_cache_path() -> Path | None:
 
     db = db_path()
     return db.with_name(f"{db.stem}_llm_cache.duckdb")
-
 
 
 #: What :meth:`ReplyCache.get` returns for a key that is not cached (a cached reply may be None).
@@ -167,7 +167,6 @@ def _is_cache_problem(exc: BaseException) -> bool:
         return isinstance(exc, duckdb.Error)
     except ImportError:
         return True
-
 
 
 def canonical_json(obj: Any) -> str:

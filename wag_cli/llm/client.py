@@ -31,6 +31,7 @@ from .messages import build_messages, json_messages
 from .schema import check_schema, parse_reply, schema_errors
 from .shapes import _SHAPE_BY_SERVER, FORMAT_WORDS, SHAPES, response_format
 
+
 def get_client(offline: bool = False, cache_path: Path | None = None) -> "LLMClient | None":
     """The configured :class:`LLMClient`, or None for the offline path.
 
@@ -43,7 +44,6 @@ def get_client(offline: bool = False, cache_path: Path | None = None) -> "LLMCli
     if config is None:
         return None
     return LLMClient(config, cache_path=cache_path if cache_path is not None else default_cache_path())
-
 
 
 class _Retryable(Exception):

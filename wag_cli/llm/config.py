@@ -60,7 +60,6 @@ class LLMReplyError(LLMError):
     """The model answered, but not with usable content (bad JSON, schema violation, empty)."""
 
 
-
 @dataclass(frozen=True)
 class LLMConfig:
     """Resolved model settings (see the module docstring for the environment variables)."""
@@ -103,7 +102,6 @@ def _env_number(name: str, default, kind, *, minimum):
     if not (value >= minimum) or (isinstance(value, float) and not math.isfinite(value)):
         raise UsageError(f"{name}={raw!r} must be >= {minimum}")
     return value
-
 
 
 def one_line(text: Any, limit: int = 200) -> str:

@@ -56,7 +56,6 @@ def _plain(obj: Any) -> Any:
     return str(obj)
 
 
-
 def fence_data(data: dict | list | str) -> str:
     """``data`` as a ```json fenced block that nothing inside can close.
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from .config import one_line
 
+
 def check_schema(schema: Any) -> None:
     """Raise ``ValueError`` if ``schema`` is not a valid Draft 2020-12 JSON Schema (checked by
     ``jsonschema`` against the metaschema). A programming error of the caller, not of the model."""
@@ -100,6 +101,7 @@ def schema_errors(value: Any, schema: dict, path: str = "$") -> list[str]:
     errs = sorted(validator.iter_errors(value), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     out = [_error_words(e) for e in errs]
     return [path + s[1:] if path != "$" else s for s in out]
+
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
