@@ -32,7 +32,13 @@ A latent daily process per subject links the measures (so analyses have somethin
 Determinism: only ``numpy.random.default_rng`` seeded from ``seed`` (one stream per subject, keyed
 by dataset and subject number), no wall clock, no network; floats are rounded before being written
 with Python's shortest ``repr``, so identical arguments give identical bytes.
+
+Modules: :mod:`~wag_cli.demo.simulate` (the latent process), :mod:`~wag_cli.demo.pmdata` and
+:mod:`~wag_cli.demo.lifesnaps` (one writer per dataset layout), :mod:`~wag_cli.demo.common` (clock,
+native formats, file writing); this module validates the arguments and writes the cohort
+(:func:`write_demo_data`, which raises ``ValueError`` for arguments out of range).
 """
+
 from __future__ import annotations
 
 import shutil
