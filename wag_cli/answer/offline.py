@@ -167,7 +167,7 @@ def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
 def lever_line(sg: Subgraph, found: dict) -> str | None:
     """Advice tied to the person (DESIGN.md §11 Advice): the strongest own lever of the first asked
     metric (:func:`wag_cli.answer.verdict.levers`) and where it stands in this period against the
-    person's usual level, e.g. 'Your strongest lever in your own data is your time asleep: this
+    person's usual level, e.g. 'In your own data your deep sleep moves most with your time asleep: this
     period 5 h 07 min against your usual 6 h 08 min.' None without a lever."""
     from .verdict import levers
 
@@ -176,7 +176,10 @@ def lever_line(sg: Subgraph, found: dict) -> str | None:
     if not top:
         return None
     n = top[0]
-    text = f"Your strongest lever in your own data is your {_lc(label(n.metric_id, n.name))}"
+    # "moves most with", not "lever": the link is a correlation over days, and some are partly built into
+    # a score (an epidemiologist reader of round 8)
+    text = (f"In your own data your {_lc(label(primary.metric_id, primary.name))} moves most with your "
+            f"{_lc(label(n.metric_id, n.name))}")
     g = found.get((primary.metric_id, n.metric_id))
     if g is not None and g.period_mean is not None and g.baseline_mean is not None:
         du = display_unit_for(None, n.unit, g.period_mean)
