@@ -148,7 +148,7 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
             # data, both from wag_node_window
             out.append(f"{name}: total {fmt(d.window_mean * d.n_window_days, node.unit, u)} over "
                        f"{d.n_window_days}{span} {days_word} with data "
-                       f"(average {fmt(d.window_mean, node.unit, u)} per day, {extremes}).")
+                       f"(average {fmt(d.window_mean, node.unit, u)} per day, {extremes}{_partial_note(node, analysis)}).")
         else:
             out.append(f"{name}: average {fmt(d.window_mean, node.unit, u)} over {d.n_window_days}{span} "
                        f"{days_word} with data ({extremes}{_partial_note(node, analysis)}).")

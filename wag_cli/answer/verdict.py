@@ -247,7 +247,8 @@ def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[s
         elif category == "Anomaly Detection" and f.baseline_mean is not None:
             out.append(f"Nothing unusual in your {_lc(label(node.metric_id, node.name))}: every day within 2 SD of your usual.")
         if f.partial_days:
-            out.append("Left out as partial days (far fewer records than your usual day): "
+            out.append("Left out as partial days (far fewer records than your usual day, or 0 where you are "
+                       "rarely at 0: probably not recorded): "
                        + ", ".join(x["day"].isoformat() for x in f.partial_days) + ".")
     if category == "Exploratory Analysis" or intent == "influences" or analysis.get("asks_why"):
         for p in prims[:1]:
