@@ -89,8 +89,21 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
         for _p, text in recs:
             lines.append(f"* {text}")
     lines.append("")
+    glossary = glossary_line("\n".join(lines))
+    if glossary:
+        lines += [glossary, ""]
     lines.append(DISCLAIMER)
     return Answer(text="\n".join(lines), source="offline")
+
+
+def glossary_line(text: str) -> str | None:
+    """'How to read the numbers: SD = ...; rho = ...' for the statistics ``text`` uses (words in
+    data/answer_text.toml ``[glossary]``), None when it uses neither."""
+    from .wording import answer_words
+
+    words = answer_words().get("glossary", {})
+    used = [words[k] for k, pat in (("sd", r"\bSD\b"), ("rho", r"\brho\b")) if k in words and re.search(pat, text)]
+    return "How to read the numbers: " + "; ".join(used) + "." if used else None
 
 
 def related_lines(sg: Subgraph, analysis: dict, found: dict) -> list[str]:
