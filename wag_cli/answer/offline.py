@@ -59,11 +59,11 @@ def offline_answer(question: str, sg: Subgraph, analysis: dict | None = None) ->
     for p in sg.primaries:
         comp = _shown_companion(p)
         if comp is not None:                     # actual sleep first, time in bed named as such
-            lines.append(f"* {label(comp.metric_id, comp.name)} ({comp.metric_id})")
+            lines.append(f"* {label(comp.metric_id, comp.name)}")    # no metric ids: text for people
             for s in describe_node_data(comp, sg, display_unit=unit, name=label(comp.metric_id, comp.name),
                                         analysis=analysis):
                 lines.append(f"  {s}")
-        lines.append(f"* {label(p.metric_id, p.name) if comp is not None else p.name} ({p.metric_id})")
+        lines.append(f"* {label(p.metric_id, p.name) if comp is not None else p.name}")
         for s in describe_node_data(p, sg, display_unit=unit, analysis=analysis,
                                     name=label(p.metric_id, p.name) if comp is not None else None):
             lines.append(f"  {s}")

@@ -115,7 +115,7 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
     if node.data_kind == "text" or (d.n_window_days and d.window_mean is None) or (texts and not numeric_values) \
             or text_only:
         if not texts:
-            last = f"; the last entry is from {d.last_day.isoformat()} (ask with --as-of {d.last_day.isoformat()})" \
+            last = f"; the last entry is from {d.last_day.isoformat()} (ask about a period ending then to see it)" \
                 if d.last_day else ""
             return [f"No {_lc(name)} entries in {period}{last}."]
         shown = "; ".join(str(t) for t in texts[-5:])
@@ -130,7 +130,7 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
         if d.n_history_days == 0:
             return [f"You have no {_lc(name)} data recorded up to {sg.reference_day.isoformat()} "
                     "(your device or dataset may not measure it)."]
-        last = f"; the last value is from {d.last_day.isoformat()} (ask with --as-of {d.last_day.isoformat()})" \
+        last = f"; the last value is from {d.last_day.isoformat()} (ask about a period ending then to see it)" \
             if d.last_day else ""
         return [f"No {_lc(name)} data in {period}{last}. "
                 f"Your usual level from {d.n_history_days} earlier day{'' if d.n_history_days == 1 else 's'}: "
