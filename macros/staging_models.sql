@@ -1,6 +1,8 @@
 {% macro wag_staging_models() -%}
-  {#- The staging models that follow the staging contract (DESIGN.md §2):
+  {#- The models (staging, and int_oura__values_unpivoted) that follow the staging contract (DESIGN.md §2):
       dataset, subject_id, day, raw_field, value (raw unit), value_text.
+      int_oura__values_unpivoted: a person's Oura export (issue 28), whose contract rows come from
+      intermediate (the main-sleep and wake-up-day rules live there).
       A new native source adds its model names here and its rows to a raw_field_map seed. -#}
   {{ return([
       'stg_apple_health__quantities',
@@ -27,5 +29,6 @@
       'stg_pmdata__srpe',
       'stg_pmdata__steps',
       'stg_pmdata__wellness',
+      'int_oura__values_unpivoted',
   ]) }}
 {%- endmacro %}

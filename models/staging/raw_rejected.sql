@@ -17,7 +17,8 @@
   panas/stai/personality.csv; IFH Affect oura sleep.csv, activity.csv (Oura's literal 'null' is a
   missing value); GLOBEM ema.csv, dep_weekly.csv, pre.csv (BFI-10 items) and the feature files sleep/steps/location/screen/
   call.csv (the allday columns of globem_feature_files, macros/globem.sql); Apple Health Record
-  elements (stg_apple_health__records, locator = line in export.xml). The generic blocks are
+  elements (stg_apple_health__records, locator = line in export.xml); a person's Oura export (the five
+  entity files, JSON or CSV; locator data[N] or line N; macros/oura.sql). The generic blocks are
   built by wag_rejections / wag_check_day / wag_check_number (macros/quarantine.sql).
 -#}
 {%- set sleep_glob = 'pmdata/*/fitbit/sleep.json' -%}
@@ -359,6 +360,10 @@ from (
   " ~ wag_nonnull_rows_close() ~ " as rejection
 from " ~ apple_rel ~ " as apple") %}
 {%- endif %}
+
+{#- A person's Oura export (issue 28): per entity file (JSON or CSV), an object whose day / bedtime_end is
+    not a (plausible) date or whose read numeric field is not a number (macros/oura.sql) -#}
+{%- for part in oura_rejections() %}{% do parts.append(part) %}{% endfor %}
 
 with rejected as (
     {%- if parts %}
