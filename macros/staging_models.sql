@@ -7,7 +7,11 @@
   {{ return([
       'stg_apple_health__quantities',
       'stg_apple_health__sleep',
+      'stg_fitbit__activity_minutes',
       'stg_fitbit__distance',
+      'stg_fitbit__exercise',
+      'stg_fitbit__resting_heart_rate',
+      'stg_fitbit__sleep',
       'stg_fitbit__steps',
       'stg_globem__calls',
       'stg_globem__ema',

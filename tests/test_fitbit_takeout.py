@@ -6,6 +6,16 @@ one file per period, month-first 'MM/DD/YY HH:MM:SS'). By hand: 2024-03-01 = 100
 08:00 minute once) = 150 steps; 2024-03-02 = 30 (23:59, in the next period's file); 2024-03-03 has
 0 steps and no heart-rate minutes -> no-wear, no row. Distance 03-01 = 7,000 + 3,000 cm = 100 m.
 Both worn days have 700 heart-rate minutes (>= 10 h).
+
+The other files Takeout holds in PMData's shapes (sleep logs, resting heart rate, the four activity-level
+minute files, exercise) are written the same two ways from one set of records (SLEEP_LOGS, RHR,
+LEVELS, BOUTS). By hand: the main sleep 23:10-06:40 lands on 2024-03-02 (dateOfSleep) with 400 min
+asleep, 450 in bed, bedtime -50 and wake-up 400 min from that midnight; asleep epochs 23:20-06:00
+(800 x 30 s) put the asleep midpoint 400 x 30 s after 23:20 = 02:40 = 210 min after 23:10; the log
+repeated in the next period's file counts once and the nap is not the main sleep. Resting HR 57.5 on
+03-01, Fitbit's 0 on 03-02 is no estimate, 58 on 03-03. Active time 03-01 = 200 + 30 + 20 = 250
+min; 03-02 (1,440 sedentary, nothing active) is not worn: no row. Exercise 03-01:
+'Walk (22 min); Run (24 min)', VO2 max 47.5.
 """
 
 from __future__ import annotations
@@ -21,6 +31,28 @@ from conftest import run_dbt
 MINUTES = [("2024-03-01 08:00:00", 100, 7000), ("2024-03-01 08:01:00", 50, 3000), ("2024-03-01 08:00:00", 100, 7000),
            ("2024-03-02 23:59:00", 30, 2000), ("2024-03-03 10:00:00", 0, 0)]
 ZONES = ["2024-03-01", "2024-03-02"]
+
+MAIN_LOG = {"logId": 1001, "dateOfSleep": "2024-03-02", "startTime": "2024-03-01T23:10:00.000",
+            "endTime": "2024-03-02T06:40:00.000", "duration": 27000000, "minutesToFallAsleep": 0,
+            "minutesAsleep": 400, "minutesAwake": 50, "minutesAfterWakeup": 0, "timeInBed": 450, "efficiency": 93,
+            "type": "stages", "infoCode": 0, "mainSleep": True,
+            "levels": {"summary": {"deep": {"count": 3, "minutes": 80, "thirtyDayAvgMinutes": 0},
+                                   "light": {"count": 20, "minutes": 220, "thirtyDayAvgMinutes": 0},
+                                   "rem": {"count": 4, "minutes": 100, "thirtyDayAvgMinutes": 0},
+                                   "wake": {"count": 2, "minutes": 50, "thirtyDayAvgMinutes": 0}},
+                       "data": [{"dateTime": "2024-03-01T23:10:00.000", "level": "wake", "seconds": 600},
+                                {"dateTime": "2024-03-01T23:20:00.000", "level": "light", "seconds": 24000},
+                                {"dateTime": "2024-03-02T06:00:00.000", "level": "wake", "seconds": 2400}],
+                       "shortData": []}}
+NAP_LOG = {**MAIN_LOG, "logId": 1002, "startTime": "2024-03-02T14:00:00.000", "endTime": "2024-03-02T14:30:00.000",
+           "timeInBed": 30, "minutesAsleep": 28, "mainSleep": False, "type": "classic", "levels": {}}
+SLEEP_LOGS = {"2024-02-15": [MAIN_LOG], "2024-03-02": [MAIN_LOG, NAP_LOG]}   # Takeout period -> logs
+RHR = [("2024-03-01", 57.5), ("2024-03-02", 0.0), ("2024-03-03", 58.0)]
+LEVELS = {"sedentary": [600, 1440, 700], "lightly_active": [200, 0, 100], "moderately_active": [30, 0, 10],
+          "very_active": [20, 0, 5]}                                           # per day of RHR
+BOUTS = [{"logId": 5001, "activityName": "Walk", "duration": 1320000, "startTime": "2024-03-01 17:05:00"},
+         {"logId": 5002, "activityName": "Run", "duration": 1440000, "startTime": "2024-03-01 18:00:00",
+          "vo2Max": {"vo2Max": 47.5}}]
 
 
 def mdy(ts: str) -> str:
@@ -51,6 +83,23 @@ def fitbit_db(tmp_path_factory):
         (tk / f"distance-{start}.json").write_text(json.dumps([{"dateTime": mdy(t), "value": str(c)} for t, _, c in rows]))
     for d in ZONES:
         (tk / f"time_in_heart_rate_zones-{d}.json").write_text(json.dumps([zone(d, mdy)]))
+    # the rest of the files, both layouts from the same records
+    (pm / "sleep.json").write_text(json.dumps([MAIN_LOG, NAP_LOG]))
+    for period, logs in SLEEP_LOGS.items():
+        (tk / f"sleep-{period}.json").write_text(json.dumps(logs))
+
+    def rhr(day, bpm, fmt):
+        value = {"date": mdy(day)[:8] if bpm else None, "value": bpm, "error": 6.5 if bpm else 0.0}
+        return {"dateTime": fmt(day + " 00:00:00"), "value": value}
+    (pm / "resting_heart_rate.json").write_text(json.dumps([rhr(d, v, lambda x: x) for d, v in RHR]))
+    (tk / "resting_heart_rate-2024-03-01.json").write_text(json.dumps([rhr(d, v, mdy) for d, v in RHR]))
+    for level, minutes in LEVELS.items():
+        rows = [(d, str(m)) for (d, _), m in zip(RHR, minutes)]
+        (pm / f"{level}_minutes.json").write_text(json.dumps([{"dateTime": d + " 00:00:00", "value": m} for d, m in rows]))
+        (tk / f"{level}_minutes-2024-03-01.json").write_text(
+            json.dumps([{"dateTime": mdy(d + " 00:00:00"), "value": m} for d, m in rows]))
+    (pm / "exercise.json").write_text(json.dumps(BOUTS))
+    (tk / "exercise-0.json").write_text(json.dumps([{**b, "startTime": mdy(b["startTime"])} for b in BOUTS]))
     db = tmp / "wag.duckdb"
     res = run_dbt(["build"], db=db, data_dir=data, target=tmp / "target")
     assert res.success, res.result
@@ -82,3 +131,58 @@ def test_takeout_wear_evidence(fitbit_db):
     finally:
         con.close()
     assert [(str(d), m, w) for d, m, w in rows] == [("2024-03-01", 700.0, True), ("2024-03-02", 700.0, True)]
+
+
+def _all_values(db: Path, subject: str) -> list:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute("select metric_id, day, round(value, 9), value_text from metric_values where subject_id = ? "
+                           "order by metric_id, day", [subject]).fetchall()
+    finally:
+        con.close()
+
+
+def test_takeout_other_files_equal_pmdata_layout(fitbit_db):
+    takeout, pmdata = _all_values(fitbit_db, "fitbit:kim"), _all_values(fitbit_db, "pmdata:p99")
+    assert takeout == pmdata
+    metrics = {m for m, *_ in takeout}
+    assert {"asleep_duration", "midpoint_of_sleep", "resting_heart_rate", "active_time", "inactive_time",
+            "exercise", "vo2_max"} <= metrics, metrics
+
+
+def test_takeout_hand_values(fitbit_db):
+    expected = {"asleep_duration": {"2024-03-02": 400.0}, "total_sleep_duration": {"2024-03-02": 450.0},
+                "deep_sleep_duration": {"2024-03-02": 80.0}, "bedtime_start_time": {"2024-03-02": -50.0},
+                "bedtime_end_time": {"2024-03-02": 400.0}, "midpoint_of_sleep": {"2024-03-02": 210.0},
+                "resting_heart_rate": {"2024-03-01": 57.5, "2024-03-03": 58.0},
+                "active_time": {"2024-03-01": 250.0, "2024-03-03": 115.0},
+                "inactive_time": {"2024-03-01": 600.0, "2024-03-03": 700.0}, "vo2_max": {"2024-03-01": 47.5}}
+    for metric, days in expected.items():
+        assert _values(fitbit_db, "fitbit:kim", metric) == days, metric
+    rows = [r for r in _all_values(fitbit_db, "fitbit:kim") if r[0] == "exercise"]
+    assert [(str(d), t) for _, d, _, t in rows] == [("2024-03-01", "Walk (22 min); Run (24 min)")]
+
+
+def test_takeout_malformed_records_quarantined(tmp_path):
+    """A Takeout record this build cannot read is listed in raw_rejected with its file and element."""
+    tk = tmp_path / "data" / "fitbit" / "kim" / "Global Export Data"
+    tk.mkdir(parents=True)
+    (tk / "resting_heart_rate-2024-03-01.json").write_text(json.dumps(
+        [{"dateTime": "03/01/24 00:00:00", "value": {"date": "03/01/24", "value": "fast", "error": 1.0}},
+         {"dateTime": "13/45/24 00:00:00", "value": {"date": None, "value": 60.0, "error": 1.0}}]))
+    (tk / "sedentary_minutes-2024-03-01.json").write_text(json.dumps([{"dateTime": "03/01/24 00:00:00", "value": "lots"}]))
+    db = tmp_path / "wag.duckdb"
+    res = run_dbt(["build", "--select", "raw_rejected"], db=db, data_dir=tmp_path / "data", target=tmp_path / "target")
+    assert res.success, res.result
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute("select dataset, file, locator, reason from raw_rejected order by file, locator").fetchall()
+    finally:
+        con.close()
+    assert rows == [
+        ("fitbit", "fitbit/kim/Global Export Data/resting_heart_rate-2024-03-01.json", "element 1 (dateTime 03/01/24 00:00:00)",
+         "value.value is not a number"),
+        ("fitbit", "fitbit/kim/Global Export Data/resting_heart_rate-2024-03-01.json", "element 2 (dateTime 13/45/24 00:00:00)",
+         "dateTime is not a date (MM/DD/YY HH:MM:SS)"),
+        ("fitbit", "fitbit/kim/Global Export Data/sedentary_minutes-2024-03-01.json", "element 1 (dateTime 03/01/24 00:00:00)",
+         "value is not a number")]

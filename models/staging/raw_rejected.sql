@@ -13,7 +13,8 @@
 
   Covered: PMData sleep.json, resting_heart_rate.json, wellness.csv, sleep_score.csv, srpe.csv,
   steps.json, distance.json, the four *_minutes.json, time_in_heart_rate_zones.json, exercise.json,
-  googledocs/reporting.csv, pmsys/injury.csv; LifeSnaps daily_fitbit_sema_df_unprocessed.csv and scored_surveys
+  googledocs/reporting.csv, pmsys/injury.csv, and the same Fitbit files of a person's Takeout export
+  (dataset fitbit, issue 28: <name>-YYYY-MM-DD.json, exercise-N.json); LifeSnaps daily_fitbit_sema_df_unprocessed.csv and scored_surveys
   panas/stai/personality.csv; IFH Affect oura sleep.csv, activity.csv (Oura's literal 'null' is a
   missing value); GLOBEM ema.csv, dep_weekly.csv, pre.csv (BFI-10 items) and the feature files sleep/steps/location/screen/
   call.csv (the allday columns of globem_feature_files, macros/globem.sql); Apple Health Record
@@ -36,9 +37,10 @@
                          'timeInBed', 'efficiency'] -%}
 {%- set parts = [] -%}
 
-{%- if wag_files_exist(sleep_glob) %}
+{#- PMData's sleep.json and a person's Takeout sleep-YYYY-MM-DD.json (issue 28): the same objects -#}
+{%- for dataset, logs_glob in [('pmdata', sleep_glob), ('fitbit', 'fitbit/*/**/sleep-*.json')] if wag_files_exist(logs_glob) %}
 {%- set part -%}
-select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (logId ' || nullif(trim(f.logId), '') || ')', '') as locator,
+select '{{ dataset }}' as dataset, filename, 'element ' || n || coalesce(' (logId ' || nullif(trim(f.logId), '') || ')', '') as locator,
        raw, {{ wag_nonnull_rows_open() }}
     {{ wag_reject_if(wag_is_blank('f.logId'), 'no logId (duplicates cannot be told apart)') }},
     {{ wag_reject_if(wag_is_blank('f.mainSleep') ~ ' and ' ~ wag_is_blank('f.isMainSleep'),
@@ -70,20 +72,22 @@ from (
              {%- do fields.append((col, wag_json_text('json', '$.' ~ col))) -%}
            {%- endfor %}
            {{ wag_struct(fields) }} as f
-    from {{ wag_read_json_objects(sleep_glob) }}
+    from {{ wag_read_json_objects(logs_glob) }}
 )
 -- a log that is not the main sleep is skipped by rule; its fields are not checked
 where coalesce({{ wag_parse_flag('f.mainSleep') }}, {{ wag_parse_flag('f.isMainSleep') }}, true)
 {%- endset %}{% do parts.append(part) %}
-{%- endif %}
+{%- endfor %}
 
-{%- if wag_files_exist(rhr_glob) %}
+{%- for dataset, days_glob, date_format in [('pmdata', rhr_glob, 'YYYY-MM-DD[ HH:MM:SS]'),
+                                           ('fitbit', 'fitbit/*/**/resting_heart_rate-*.json', 'MM/DD/YY HH:MM:SS')]
+      if wag_files_exist(days_glob) %}
 {%- set part -%}
-select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '') as locator,
+select '{{ dataset }}' as dataset, filename, 'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '') as locator,
        raw, {{ wag_nonnull_rows_open() }}
     {{ wag_reject_if(wag_is_blank('date_time'), 'empty dateTime') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('date_time') ~ ' and ' ~ wag_parse_date('date_time', false) ~ ' is null',
-                     'dateTime is not a date (YYYY-MM-DD[ HH:MM:SS])', 'date_time') }},
+                     'dateTime is not a date (' ~ date_format ~ ')', 'date_time') }},
     {{ wag_check_plausible('date', 'date_time', 'dateTime') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('bpm') ~ ' and ' ~ wag_parse_number('bpm') ~ ' is null',
                      'value.value is not a number', 'bpm') }}
@@ -92,10 +96,10 @@ from (
     select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw,
            {{ wag_json_text('json', '$.dateTime') }} as date_time,
            {{ wag_json_text('json', '$.value.value') }} as bpm
-    from {{ wag_read_json_objects(rhr_glob) }}
+    from {{ wag_read_json_objects(days_glob) }}
 )
 {%- endset %}{% do parts.append(part) %}
-{%- endif %}
+{%- endfor %}
 
 {%- if wag_files_exist(wellness_glob) %}
 {%- set items = ['fatigue', 'mood', 'readiness', 'stress'] -%}
@@ -188,23 +192,28 @@ from (
 {%- endfor %}
 
 {#- ---- PMData: per-minute steps / distance, daily activity minutes, heart-rate zones, exercise ---- -#}
-{%- set json_days = [('pmdata/*/fitbit/steps.json', 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
-                     ('pmdata/*/fitbit/distance.json', 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
-                     ('pmdata/*/fitbit/*_minutes.json', 'date', 'YYYY-MM-DD[ HH:MM:SS]')] -%}
-{%- for glob, kind, format in json_days if wag_files_exist(glob) %}
+{#- …and the same files of a person's Takeout export (issue 28), one per period, month-first -#}
+{%- set json_days = [('pmdata', 'pmdata/*/fitbit/steps.json', 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
+                     ('pmdata', 'pmdata/*/fitbit/distance.json', 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
+                     ('pmdata', 'pmdata/*/fitbit/*_minutes.json', 'date', 'YYYY-MM-DD[ HH:MM:SS]'),
+                     ('fitbit', 'fitbit/*/**/steps-*.json', 'timestamp', 'MM/DD/YY HH:MM:SS'),
+                     ('fitbit', 'fitbit/*/**/distance-*.json', 'timestamp', 'MM/DD/YY HH:MM:SS'),
+                     ('fitbit', 'fitbit/*/**/*_minutes-*.json', 'date', 'MM/DD/YY HH:MM:SS')] -%}
+{%- for dataset, glob, kind, format in json_days if wag_files_exist(glob) %}
 {%- set rel -%}
 (select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw_json,
         {{ wag_json_text('json', '$.dateTime') }} as date_time, {{ wag_json_text('json', '$.value') }} as v
  from {{ wag_read_json_objects(glob) }})
 {%- endset %}
-{%- do parts.append(wag_rejections('pmdata', rel,
+{%- do parts.append(wag_rejections(dataset, rel,
         "'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '')", 'raw_json',
         [wag_check_day('date_time', 'dateTime', kind, format), wag_check_number('v', 'value')]
         + ([wag_check_nonnegative('v', 'value')] if kind == 'timestamp' else []))) %}
 {%- endfor %}
 
-{%- set zones_glob = 'pmdata/*/fitbit/time_in_heart_rate_zones.json' -%}
-{%- if wag_files_exist(zones_glob) %}
+{%- for dataset, zones_glob, date_format in [('pmdata', 'pmdata/*/fitbit/time_in_heart_rate_zones.json', 'YYYY-MM-DD[ HH:MM:SS]'),
+                                            ('fitbit', 'fitbit/*/**/time_in_heart_rate_zones-*.json', 'MM/DD/YY HH:MM:SS')]
+      if wag_files_exist(zones_glob) %}
 {%- set rel -%}
 (select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw_json,
         {{ wag_json_text('json', '$.dateTime') }} as date_time,
@@ -214,25 +223,26 @@ from (
 {%- set bad_zone -%}
 {{ wag_json_values_any('zones', 'not ' ~ wag_is_blank('ITEM') ~ ' and ' ~ wag_parse_number('ITEM') ~ ' is null') }}
 {%- endset %}
-{%- do parts.append(wag_rejections('pmdata', rel,
+{%- do parts.append(wag_rejections(dataset, rel,
         "'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '')", 'raw_json',
-        [wag_check_day('date_time', 'dateTime', 'date', 'YYYY-MM-DD[ HH:MM:SS]'),
+        [wag_check_day('date_time', 'dateTime', 'date', date_format),
          wag_reject_if(bad_zone, 'value.valuesInZones has a zone that is not a number', 'zones')])) %}
-{%- endif %}
+{%- endfor %}
 
-{%- set exercise_glob = 'pmdata/*/fitbit/exercise.json' -%}
-{%- if wag_files_exist(exercise_glob) %}
+{%- for dataset, exercise_glob, date_format in [('pmdata', 'pmdata/*/fitbit/exercise.json', 'YYYY-MM-DD[ T]HH:MM:SS'),
+                                               ('fitbit', 'fitbit/*/**/exercise-*.json', 'MM/DD/YY HH:MM:SS')]
+      if wag_files_exist(exercise_glob) %}
 {%- set rel -%}
 (select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw_json,
         {{ wag_json_text('json', '$.logId') }} as log_id, {{ wag_json_text('json', '$.startTime') }} as start_time,
         {{ wag_json_text('json', '$.duration') }} as duration, {{ wag_json_text('json', '$.vo2Max.vo2Max') }} as vo2_max
  from {{ wag_read_json_objects(exercise_glob) }})
 {%- endset %}
-{%- do parts.append(wag_rejections('pmdata', rel,
+{%- do parts.append(wag_rejections(dataset, rel,
         "'element ' || n || coalesce(' (logId ' || nullif(trim(log_id), '') || ')', '')", 'raw_json',
-        [wag_check_day('start_time', 'startTime', 'timestamp', 'YYYY-MM-DD[ T]HH:MM:SS'),
+        [wag_check_day('start_time', 'startTime', 'timestamp', date_format),
          wag_check_number('duration', 'duration'), wag_check_number('vo2_max', 'vo2Max.vo2Max')])) %}
-{%- endif %}
+{%- endfor %}
 
 {%- set reporting_glob = 'pmdata/*/googledocs/reporting.csv' -%}
 {%- if wag_files_exist(reporting_glob) %}
