@@ -90,9 +90,15 @@ where d.value > 0 or h.pid is not null
 {% macro fitbit_person_expr(dataset='pmdata') -%}
   {#- The participant of a Fitbit JSON file from its path: PMData `pmdata/<pid>/fitbit/<file>`, or a
       person's Takeout export `fitbit/<person>/…/<file>` (any depth: `Takeout/Fitbit/Global Export
-      Data/` or that folder itself; issue 28): the first folder under data_dir/fitbit/. -#}
+      Data/` or that folder itself; issue 28): the first folder under data_dir/fitbit/, or under the
+      cache's fitbit/ for the members copied out of a Takeout zip (wag_extra_roots). -#}
   {%- if dataset == 'fitbit' -%}
-  split_part(substr({{ wag_path_slashes('filename') }}, length({{ wag_sql_string(wag_file_root() ~ '/fitbit/') }}) + 1), '/', 1)
+  {#- a file copied out of a Takeout zip (wag_extra_roots) lies under the cache's fitbit/<person>/ -#}
+  {%- set path = wag_path_slashes('filename') -%}
+  {%- set cache = wag_sql_string(wag_extra_roots('fitbit/')[0] ~ '/fitbit/') -%}
+  split_part(case when substr({{ path }}, 1, length({{ cache }})) = {{ cache }}
+                  then substr({{ path }}, length({{ cache }}) + 1)
+                  else substr({{ path }}, length({{ wag_sql_string(wag_file_root() ~ '/fitbit/') }}) + 1) end, '/', 1)
   {%- else -%}
   regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1)
   {%- endif -%}

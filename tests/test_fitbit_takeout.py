@@ -20,7 +20,9 @@ min; 03-02 (1,440 sedentary, nothing active) is not worn: no row. Exercise 03-01
 
 from __future__ import annotations
 
+import hashlib
 import json
+import zipfile
 from pathlib import Path
 
 import duckdb
@@ -66,6 +68,13 @@ def zone(day: str, fmt) -> dict:
                                         "IN_DEFAULT_ZONE_2": 0.0, "IN_DEFAULT_ZONE_3": 0.0}}}
 
 
+ZIP_NAME = "takeout-20240301T000000Z-001.zip"
+BAD_RHR = {"dateTime": "13/45/24 00:00:00", "value": {"date": None, "value": 60.0, "error": 1.0}}
+UNSAFE_MEMBERS = ["../steps-2024-03-05.json", "/tmp/steps-2024-03-05.json",
+                  "Takeout/Fitbit/Global Export Data/../../../../steps-2024-03-06.json",
+                  "Takeout\\Fitbit\\Global Export Data\\steps-2024-03-07.json"]
+
+
 @pytest.fixture(scope="module")
 def fitbit_db(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("fitbit")
@@ -100,9 +109,25 @@ def fitbit_db(tmp_path_factory):
             json.dumps([{"dateTime": mdy(d + " 00:00:00"), "value": m} for d, m in rows]))
     (pm / "exercise.json").write_text(json.dumps(BOUTS))
     (tk / "exercise-0.json").write_text(json.dumps([{**b, "startTime": mdy(b["startTime"])} for b in BOUTS]))
+    # person zed: the same Takeout files left in the Takeout zip, plus one unreadable record, member names
+    # that would leave the cache folder, and members no model reads
+    zed = data / "fitbit" / "zed"
+    zed.mkdir(parents=True)
+    with zipfile.ZipFile(zed / ZIP_NAME, "w", zipfile.ZIP_DEFLATED) as zf:
+        for f in sorted(tk.iterdir()):
+            text = f.read_text()
+            if f.name.startswith("resting_heart_rate-"):
+                text = json.dumps(json.loads(text) + [BAD_RHR])
+            zf.writestr(f"Takeout/Fitbit/Global Export Data/{f.name}", text)
+        for name in UNSAFE_MEMBERS:
+            zf.writestr(name, json.dumps([{"dateTime": "03/01/24 08:00:00", "value": "99999"}]))
+        zf.writestr("Takeout/Fitbit/Global Export Data/heart_rate-2024-03-01.json", "[]")
+        zf.writestr("Takeout/Google Fit/Daily activity metrics/2024-03-01.csv", "x\n1\n")
     db = tmp / "wag.duckdb"
+    zip_digest = hashlib.sha256((zed / ZIP_NAME).read_bytes()).hexdigest()
     res = run_dbt(["build"], db=db, data_dir=data, target=tmp / "target")
     assert res.success, res.result
+    assert hashlib.sha256((zed / ZIP_NAME).read_bytes()).hexdigest() == zip_digest   # the raw zip is untouched
     return db
 
 
@@ -186,3 +211,50 @@ def test_takeout_malformed_records_quarantined(tmp_path):
          "dateTime is not a date (MM/DD/YY HH:MM:SS)"),
         ("fitbit", "fitbit/kim/Global Export Data/sedentary_minutes-2024-03-01.json", "element 1 (dateTime 03/01/24 00:00:00)",
          "value is not a number")]
+
+
+def test_takeout_zip_reads_as_the_folder(fitbit_db):
+    """fitbit/zed/ holds the Takeout zip instead of the folder: the same day values as kim's folder."""
+    assert _all_values(fitbit_db, "fitbit:zed") == _all_values(fitbit_db, "fitbit:kim")
+    con = duckdb.connect(str(fitbit_db), read_only=True)
+    try:
+        files = con.execute("select subject_id, file, status, members_copied, members_skipped_unsafe, members_not_read "
+                            "from stg_fitbit__takeout_files").fetchall()
+        rejected = con.execute("select file, locator, reason from raw_rejected where dataset = 'fitbit'").fetchall()
+    finally:
+        con.close()
+    n_takeout_files = len(list((fitbit_db.parent / "data" / "fitbit" / "kim" / "Takeout" / "Fitbit" /
+                                "Global Export Data").iterdir()))
+    assert files == [("fitbit:zed", f"fitbit/zed/{ZIP_NAME}", "read", n_takeout_files, len(UNSAFE_MEMBERS), 2)]
+    # a record inside the zip is quarantined under the member's path in the zip
+    assert rejected == [(f"fitbit/zed/{ZIP_NAME}/Takeout/Fitbit/Global Export Data/resting_heart_rate-2024-03-01.json",
+                         "element 4 (dateTime 13/45/24 00:00:00)", "dateTime is not a date (MM/DD/YY HH:MM:SS)")]
+
+
+def test_takeout_zip_unsafe_members_never_written(fitbit_db):
+    tmp = fitbit_db.parent
+    cache = Path(str(fitbit_db) + ".takeout")
+    copied = sorted(str(p.relative_to(cache)) for p in cache.rglob("*.json") if p.name != ".source.json")
+    assert copied and all(c.startswith(f"fitbit/zed/{ZIP_NAME}/Takeout/Fitbit/Global Export Data/") for c in copied)
+    for day in ("03-05", "03-06", "03-07"):
+        assert not [p for p in tmp.parent.rglob(f"*steps-2024-{day}.json")], day
+    assert not Path("/tmp/steps-2024-03-05.json").exists()
+
+
+def test_takeout_copy_is_cached_and_forgets_removed_zips(tmp_path):
+    """wag_cli.fitbit_takeout alone: an unchanged zip is not copied again; a removed zip's copy goes."""
+    from wag_cli.fitbit_takeout import extract_takeout_zips, is_safe_member
+
+    assert [is_safe_member(n) for n in ("Takeout/a.json", "../a.json", "/a.json", "C:/a.json", "a\\b.json",
+                                        "Takeout//a.json")] == [True, False, False, False, False, False]
+    person = tmp_path / "data" / "fitbit" / "amy"
+    person.mkdir(parents=True)
+    with zipfile.ZipFile(person / ZIP_NAME, "w") as zf:
+        zf.writestr("Takeout/Fitbit/Global Export Data/steps-2024-03-01.json", "[]")
+    cache = tmp_path / "cache"
+    first = extract_takeout_zips(tmp_path / "data", cache)
+    second = extract_takeout_zips(tmp_path / "data", cache)
+    assert [(r.status, r.members_copied) for r in first + second] == [("read", 1), ("cached", 1)]
+    (person / ZIP_NAME).unlink()
+    assert extract_takeout_zips(tmp_path / "data", cache) == []
+    assert not list(cache.rglob("*.json"))

@@ -346,6 +346,7 @@ from (
 {#- the refs stay parsed (depends_on) whatever the data folder holds; the block is built only when an
     Apple export is there, so a build of selected models without the Apple ones still runs -#}
 -- depends_on: {{ ref('stg_apple_health__records') }}, {{ ref('apple_health_types') }}
+-- depends_on: {{ ref('stg_fitbit__takeout_files') }}
 {%- if wag_files_exist('apple_health/**') %}
 {%- set apple_rel -%}
 (select r.file as filename, r.line, r.record_type, r.source_name, r.unit, r.value_text, r.start_text, r.end_text,
@@ -389,7 +390,11 @@ with rejected as (
 select
     cast(dataset as string) as dataset,
     cast({{ wag_path_slashes('filename') }} as string) as full_path,
-    cast(substr({{ wag_path_slashes('filename') }}, length({{ wag_sql_string(wag_file_root()) }}) + 2) as string) as file,
+    -- a member copied out of a Fitbit Takeout zip: fitbit/<person>/<zip name>/<member> (wag_extra_roots)
+    {%- set takeout_cache = wag_sql_string(wag_extra_roots('fitbit/')[0] ~ '/') %}
+    cast(case when substr({{ wag_path_slashes('filename') }}, 1, length({{ takeout_cache }})) = {{ takeout_cache }}
+              then substr({{ wag_path_slashes('filename') }}, length({{ takeout_cache }}) + 1)
+              else substr({{ wag_path_slashes('filename') }}, length({{ wag_sql_string(wag_file_root()) }}) + 2) end as string) as file,
     cast(locator as string) as locator,
     cast(raw as string) as raw_text,
     cast(rejection.reason as string) as reason,
