@@ -123,6 +123,9 @@ def fitbit_db(tmp_path_factory):
             zf.writestr(name, json.dumps([{"dateTime": "03/01/24 08:00:00", "value": "99999"}]))
         zf.writestr("Takeout/Fitbit/Global Export Data/heart_rate-2024-03-01.json", "[]")
         zf.writestr("Takeout/Google Fit/Daily activity metrics/2024-03-01.csv", "x\n1\n")
+    # person una: a truncated zip (a download cut short) is reported, and the build goes on
+    (data / "fitbit" / "una").mkdir(parents=True)
+    (data / "fitbit" / "una" / ZIP_NAME).write_bytes((zed / ZIP_NAME).read_bytes()[:100])
     db = tmp / "wag.duckdb"
     zip_digest = hashlib.sha256((zed / ZIP_NAME).read_bytes()).hexdigest()
     res = run_dbt(["build"], db=db, data_dir=data, target=tmp / "target")
@@ -220,15 +223,23 @@ def test_takeout_zip_reads_as_the_folder(fitbit_db):
     try:
         files = con.execute("select subject_id, file, status, members_copied, members_skipped_unsafe, members_not_read "
                             "from stg_fitbit__takeout_files").fetchall()
-        rejected = con.execute("select file, locator, reason from raw_rejected where dataset = 'fitbit'").fetchall()
+        rejected = con.execute("select file, locator, reason from raw_rejected where dataset = 'fitbit' "
+                               "and file not like 'fitbit/una/%'").fetchall()
+        una = con.execute("select file, locator, reason, raw_text from raw_rejected where file like 'fitbit/una/%'").fetchall()
     finally:
         con.close()
     n_takeout_files = len(list((fitbit_db.parent / "data" / "fitbit" / "kim" / "Takeout" / "Fitbit" /
                                 "Global Export Data").iterdir()))
-    assert files == [("fitbit:zed", f"fitbit/zed/{ZIP_NAME}", "read", n_takeout_files, len(UNSAFE_MEMBERS), 2)]
+    assert sorted(files) == [("fitbit:una", f"fitbit/una/{ZIP_NAME}", "failed", 0, 0, 0),
+                             ("fitbit:zed", f"fitbit/zed/{ZIP_NAME}", "read", n_takeout_files, len(UNSAFE_MEMBERS), 2)]
+    assert [r[:3] for r in una] == [(f"fitbit/una/{ZIP_NAME}", "the zip", "the zip could not be read (nothing in it was read)")]
+    assert "BadZipFile" in una[0][3]
     # a record inside the zip is quarantined under the member's path in the zip
-    assert rejected == [(f"fitbit/zed/{ZIP_NAME}/Takeout/Fitbit/Global Export Data/resting_heart_rate-2024-03-01.json",
-                         "element 4 (dateTime 13/45/24 00:00:00)", "dateTime is not a date (MM/DD/YY HH:MM:SS)")]
+    assert sorted(rejected) == [
+        (f"fitbit/zed/{ZIP_NAME}", "the zip",
+         "member names that would leave the extraction folder (absolute, .., backslash) skipped"),
+        (f"fitbit/zed/{ZIP_NAME}/Takeout/Fitbit/Global Export Data/resting_heart_rate-2024-03-01.json",
+         "element 4 (dateTime 13/45/24 00:00:00)", "dateTime is not a date (MM/DD/YY HH:MM:SS)")]
 
 
 def test_takeout_zip_unsafe_members_never_written(fitbit_db):

@@ -156,7 +156,6 @@ def reports_frame(reports: list[ZipReport]):
              "status": r.status, "members_copied": r.members_copied, "bytes_copied": r.bytes_copied,
              "members_skipped_unsafe": r.members_skipped_unsafe, "members_not_read": r.members_not_read,
              "note": r.note or None} for r in reports]
-    frame = pd.DataFrame(rows, columns=columns)
-    return frame.astype({"dataset": "string", "subject_id": "string", "person": "string", "file": "string",
-                         "status": "string", "members_copied": "int64", "bytes_copied": "int64",
-                         "members_skipped_unsafe": "int64", "members_not_read": "int64", "note": "string"})
+    # counts typed even when there is no zip (an empty frame's columns are otherwise untyped)
+    return pd.DataFrame(rows, columns=columns).astype(
+        {"members_copied": "int64", "bytes_copied": "int64", "members_skipped_unsafe": "int64", "members_not_read": "int64"})

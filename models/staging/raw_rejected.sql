@@ -244,6 +244,20 @@ from (
          wag_check_number('duration', 'duration'), wag_check_number('vo2_max', 'vo2Max.vo2Max')])) %}
 {%- endfor %}
 
+{#- A Fitbit Takeout zip (issue 28, stg_fitbit__takeout_files): one that could not be read at all, and the
+    member names skipped because they would leave the extraction folder -#}
+{%- if wag_files_exist('fitbit/*/**/*.zip') %}
+{%- set part -%}
+select 'fitbit' as dataset, {{ wag_sql_string(wag_file_root() ~ '/') }} || file as filename, 'the zip' as locator,
+       left(coalesce(note, ''), 500) as raw, {{ wag_nonnull_rows_open() }}
+    {{ wag_reject_if("status = 'failed'", 'the zip could not be read (nothing in it was read)', 'note') }},
+    {{ wag_reject_if('members_skipped_unsafe > 0', 'member names that would leave the extraction folder (absolute, .., backslash) skipped',
+                     'members_skipped_unsafe') }}
+  {{ wag_nonnull_rows_close() }} as rejection
+from {{ ref('stg_fitbit__takeout_files') }}
+{%- endset %}{% do parts.append(part) %}
+{%- endif %}
+
 {%- set reporting_glob = 'pmdata/*/googledocs/reporting.csv' -%}
 {%- if wag_files_exist(reporting_glob) %}
 {%- set rel -%}
