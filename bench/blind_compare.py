@@ -56,7 +56,7 @@ def answers(db: str, method: str, out: Path) -> None:
 
     os.environ["WAG_DB"] = db
     os.environ.pop("OPENAI_API_KEY", None)
-    from wag_cli.ask import answer_question
+    from wag_cli.pipeline import answer_question
 
     with out.open("w", encoding="utf-8") as fh:
         for i, (q, sid, as_of) in enumerate(QUESTIONS):

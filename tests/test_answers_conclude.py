@@ -17,8 +17,8 @@ import pytest
 from scipy import stats
 
 from conftest import SHARED_EVAL
-from wag_cli.answer_verdict import verdict_lines
-from wag_cli.findings import findings_for, from_rows, to_rows
+from wag_cli.answer.verdict import verdict_lines
+from wag_cli.answer.findings import findings_for, from_rows, to_rows
 from wag_cli.retrieve import Node, NodeData, Subgraph
 
 REF = date(2020, 3, 31)
@@ -121,7 +121,7 @@ def test_clock_times_average_on_the_24_hour_circle(planted):
     f = planted[("total_sleep_duration", "bedtime_start_time")]
     assert f.baseline_mean == pytest.approx(-20, abs=1e-9)          # 23:40, not (1420 - 20) / 2 = 11:40
     assert f.period_mean == pytest.approx(-10, abs=1e-9)            # 23:50
-    from wag_cli.wording import fmt
+    from wag_cli.answer.wording import fmt
 
     assert fmt(f.period_mean, "minutes from local midnight of the wake-up day") == "23:50 (previous day)"
 
@@ -156,8 +156,8 @@ def test_findings_round_trip_through_the_analysis(planted):
 
 
 def test_a_zero_one_flag_reads_as_a_share_of_days():
-    from wag_cli.answer_verdict import _amount
-    from wag_cli.findings import Finding
+    from wag_cli.answer.verdict import _amount
+    from wag_cli.answer.findings import Finding
 
     node = Node(metric_id="mental_fatigue", name="Mental fatigue", unit="score", category="Mental",
                 data_kind="numeric", role="primary", primary_node="mental_fatigue", rank=0, reason="",
@@ -202,7 +202,7 @@ def _subject_for(con, metrics: list[str]) -> str | None:
 
 
 def test_every_eval_question_opens_with_period_and_verdict(built_db, monkeypatch):
-    from wag_cli.ask import answer_question
+    from wag_cli.pipeline import answer_question
 
     monkeypatch.setenv("WAG_DB", str(built_db))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -229,8 +229,9 @@ ANALYST = re.compile(r"staging|staged|\braw\b|sentinel|FORMATS|DESIGN\.md|Doryab
 
 def test_no_analyst_vocabulary_in_any_answer(built_db):
     """Every metric with data, in every dataset: the offline answer holds no analyst text."""
-    from wag_cli.ask import parse_question, question_analysis
-    from wag_cli.answer import offline_answer
+    from wag_cli.pipeline import parse_question
+    from wag_cli.analysis import question_analysis
+    from wag_cli.answer.offline import offline_answer
     from wag_cli.catalog import load_catalog
     from wag_cli.retrieve import retrieve
 
@@ -256,7 +257,7 @@ def test_no_analyst_vocabulary_in_any_answer(built_db):
 
 def test_every_tied_extreme_day_is_named():
     """Nine days tied at the minimum are all counted (DESIGN.md §11), not only the first."""
-    from wag_cli.answer import describe_node_data
+    from wag_cli.answer.text import describe_node_data
 
     days = [date(2020, 3, 1) + timedelta(days=i) for i in range(10)]
     values = [43.0] * 9 + [50.0]

@@ -10,7 +10,7 @@ subject, the subject's (``subject_last_day``). Replies are bounded: ``run_sql`` 
 long daily series (:data:`MAX_REPLY_CHARS`, :data:`MAX_DAILY_DAYS`) and say so in ``truncated``.
 Errors a caller can cause raise :class:`~wag_cli.errors.WagError` with a one-sentence message.
 
-The numbers come from the existing pipeline and SQL: ``ask`` is :func:`wag_cli.ask.answer_question`
+The numbers come from the existing pipeline and SQL: ``ask`` is :func:`wag_cli.pipeline.answer_question`
 offline, ``retrieve_subgraph`` the ``wag_retrieve`` rows of ``sql/retrieve.sql``, ``node_window``
 the ``wag_node_window`` row of ``sql/node_window.sql``, ``explain_edge`` the macro's row of one edge
 (``sql/edge_stages.sql``) beside the stored ``edge_weights`` row, ``run_sql`` the guard of
@@ -24,7 +24,7 @@ import math
 from datetime import date, datetime, time
 from importlib import resources
 
-from .ask import answer_question, check_subject, no_metric_hint
+from .pipeline import answer_question, check_subject, no_metric_hint
 from .catalog import load_catalog
 from .db import execute_read_only, fetch_dicts, warehouse
 from .errors import UsageError, WagError

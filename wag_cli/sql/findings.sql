@@ -1,5 +1,5 @@
 -- Findings of an answer (DESIGN.md §11): what a retrieved node says about the question, per node of
--- the subgraph. Python only words these rows (wag_cli/findings.py).
+-- the subgraph. Python only words these rows (wag_cli/answer/findings.py).
 --
 -- Parameters: $subject, $ref_day (t), $window_days (INTEGER, NULL = all days up to t), $nodes: a list
 -- of {metric_id, primary_node, role, r, n} — role 'primary', 'neighbour' or 'companion' (shown with its
