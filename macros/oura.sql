@@ -6,21 +6,45 @@
       the same objects is read too);
     * <entity>.csv: one row per object, the v2 field names as the header (',' or ';' delimiter, sniffed);
       a nested field (spo2_percentage) as a number or as its JSON text ('{"average": 97.2}').
+  The file names of Oura's own export (the membership hub's "Export data" zip, folder "App Data":
+  dailysleep.csv, sleepmodel.csv, dailyactivity.csv, dailyreadiness.csv, dailyspo2.csv, ';'-delimited,
+  v2 field names, nested fields as JSON text; also spelled SleepModel.csv, DailySleep.csv, …) are read
+  as the same entities (oura_file_names).
   Files may sit directly in oura/<person>/ or in any sub-folder of it; person = the first folder under oura/.
   Both spellings are read into one relation of JSON objects, so the staging models extract each field
   with one expression whatever the file type (CSV cells arrive as JSON strings and are cast the same way).
   DuckDB only (read_json_objects, to_json of a row).
 -#}
 
+{% macro oura_file_names(entity) -%}
+  {#- The file names (without extension) an entity is read from: the API v2 name, and the names of
+      Oura's own export (lower case and CamelCase). -#}
+  {{ return({
+      'sleep': ['sleep', 'sleepmodel', 'SleepModel'],
+      'daily_sleep': ['daily_sleep', 'dailysleep', 'DailySleep'],
+      'daily_activity': ['daily_activity', 'dailyactivity', 'DailyActivity'],
+      'daily_readiness': ['daily_readiness', 'dailyreadiness', 'DailyReadiness'],
+      'daily_spo2': ['daily_spo2', 'dailyspo2', 'DailySpo2', 'DailySpO2'],
+  }[entity]) }}
+{%- endmacro %}
+
+
 {% macro oura_globs(entity) -%}
-  {{ return(['oura/*/**/' ~ entity ~ '.json', 'oura/*/**/' ~ entity ~ '.csv']) }}
+  {#- The entity's globs under data_dir that match at least one file: (glob, 'json' | 'csv') pairs. -#}
+  {%- set found = [] -%}
+  {%- for name in oura_file_names(entity) -%}
+    {%- for ext in ['json', 'csv'] -%}
+      {%- set glob = 'oura/*/**/' ~ name ~ '.' ~ ext -%}
+      {%- if wag_files_exist(glob) -%}{%- do found.append((glob, ext)) -%}{%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {{ return(found) }}
 {%- endmacro %}
 
 
 {% macro oura_files_exist(entity) -%}
-  {#- True when the export holds the entity's file in either spelling. -#}
-  {%- set globs = oura_globs(entity) -%}
-  {{ return(wag_files_exist(globs[0]) or wag_files_exist(globs[1])) }}
+  {#- True when the export holds the entity's file in any spelling. -#}
+  {{ return(oura_globs(entity) | length > 0) }}
 {%- endmacro %}
 
 
@@ -34,9 +58,9 @@
   {#- A relation with one row per object of the entity's files: filename, locator ('data[N]' of a JSON
       document, 0-based as in JSON; 'line N' of a CSV, the header being line 1), pid (the person) and
       doc (the object as JSON). Empty when the export has no such file. -#}
-  {%- set globs = oura_globs(entity) -%}
   {%- set parts = [] -%}
-  {%- if wag_files_exist(globs[0]) -%}
+  {%- for glob, ext in oura_globs(entity) -%}
+  {%- if ext == 'json' -%}
     {%- set part -%}
     select filename, 'data[' || i || ']' as locator, arr -> (cast(i as integer)) as doc
     from (
@@ -44,23 +68,23 @@
         from (
             select filename,
                    case when json_type(json) = 'ARRAY' then json else json -> '$.data' end as arr
-            from read_json_objects({{ wag_data_glob(globs[0]) }}, filename = true, format = 'unstructured')
+            from read_json_objects({{ wag_data_glob(glob) }}, filename = true, format = 'unstructured')
         ) as files
     ) as elements
     {%- endset -%}
     {%- do parts.append(part) -%}
-  {%- endif -%}
-  {%- if wag_files_exist(globs[1]) -%}
+  {%- else -%}
     {%- set part -%}
     select filename, 'line ' || (n + 1) as locator, doc
     from (
         select r.filename, {{ wag_file_row_number() }} as n, cast(to_json(r) as json) as doc
-        from read_csv({{ wag_data_glob(globs[1]) }}, filename = true, header = true, all_varchar = true,
+        from read_csv({{ wag_data_glob(glob) }}, filename = true, header = true, all_varchar = true,
                       union_by_name = true) as r
     ) as rows
     {%- endset -%}
     {%- do parts.append(part) -%}
   {%- endif -%}
+  {%- endfor -%}
   {%- if parts -%}
   (select filename, locator, {{ oura_person_expr() }} as pid, doc
    from ({{ parts | join('\n    union all\n    ') }}) as docs)

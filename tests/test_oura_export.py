@@ -2,7 +2,9 @@
 API v2 documents (JSON) and the app's CSV export of the same fields.
 
 The test writes one miniature export twice: person ``ana`` as API v2 JSON documents ({"data": [...]}),
-person ``ben`` as CSV files (';' and ',' delimiters, the nested spo2_percentage as its JSON text).
+person ``ben`` as CSV files the way Oura's own export writes them ("App Data/sleepmodel.csv",
+dailysleep.csv, DailyReadiness.csv, dailyspo2.csv: ';'-delimited, the nested spo2_percentage as its
+unquoted JSON text) and one with the API name, ',' and quoted cells (daily_activity.csv).
 Values by hand:
 
 * The night from 2024-03-01 23:10 to 2024-03-02 06:40 (+01:00) lands on the wake-up day 2024-03-02 (its
@@ -17,7 +19,7 @@ Values by hand:
   240 min; worn 73,200 s = 1,220 min. 2024-03-03 has no worn second: no steps row.
 * daily_sleep score 81, daily_readiness score 77 and temperature_deviation -0.21, daily_spo2 96.5 %.
 * Malformed objects go to raw_rejected with file and locator: ana's sleep data[4] (bedtime_end
-  'yesterday'), ben's daily_sleep.csv line 3 (score 'abc').
+  'yesterday'), ben's dailysleep.csv line 3 (score 'abc').
 """
 
 from __future__ import annotations
@@ -79,11 +81,11 @@ EXPECTED = {  # catalog metric -> {day: value}
 }
 
 
-def _csv(rows: list[dict], delim: str) -> str:
+def _csv(rows: list[dict], delim: str, quote: bool) -> str:
     cols = list(rows[0])
     def cell(v):
         text = json.dumps(v) if isinstance(v, dict) else str(v)
-        return '"' + text.replace('"', '""') + '"' if (delim in text or '"' in text) else text
+        return '"' + text.replace('"', '""') + '"' if quote and (delim in text or '"' in text) else text
     return "\n".join([delim.join(cols)] + [delim.join(cell(r.get(c, "")) for c in cols) for r in rows]) + "\n"
 
 
@@ -97,12 +99,17 @@ def oura_db(tmp_path_factory):
     ana.mkdir(parents=True)
     for name, rows in files.items():
         (ana / f"{name}.json").write_text(json.dumps({"data": rows, "next_token": None}))
-    ben = data / "oura" / "ben" / "oura_export"          # any depth under oura/<person>/
+    ben = data / "oura" / "ben" / "App Data"             # any depth under oura/<person>/
     ben.mkdir(parents=True)
     csv_files = {**files, "sleep": SLEEPS[:4],
                  "daily_sleep": DAILY_SLEEP + [{"id": "d2", "day": "2024-03-03", "score": "abc", "timestamp": ""}]}
-    for i, (name, rows) in enumerate(csv_files.items()):
-        (ben / f"{name}.csv").write_text(_csv(rows, ";" if i % 2 else ","))
+    export_names = {"sleep": "sleepmodel", "daily_sleep": "dailysleep", "daily_readiness": "DailyReadiness",
+                    "daily_spo2": "dailyspo2"}
+    for name, rows in csv_files.items():
+        if name in export_names:
+            (ben / f"{export_names[name]}.csv").write_text(_csv(rows, ";", quote=False))
+        else:
+            (ben / f"{name}.csv").write_text(_csv(rows, ",", quote=True))
     db = tmp / "wag.duckdb"
     res = run_dbt(["build"], db=db, data_dir=data, target=tmp / "target")
     assert res.success, res.result
@@ -152,7 +159,7 @@ def test_malformed_objects_quarantined(oura_db):
     rows = _query(oura_db, "select file, locator, reason from raw_rejected where dataset = 'oura' order by file, locator")
     assert ("oura/ana/sleep.json", "data[4] (bedtime_end yesterday)",
             "bedtime_end is not a timestamp (YYYY-MM-DDTHH:MM:SS+HH:MM)") in rows
-    assert ("oura/ben/oura_export/daily_sleep.csv", "line 3 (day 2024-03-03)", "score is not a number") in rows
+    assert ("oura/ben/App Data/dailysleep.csv", "line 3 (day 2024-03-03)", "score is not a number") in rows
     assert len(rows) == 2, rows
 
 
