@@ -257,7 +257,7 @@ def test_takeout_copy_is_cached_and_forgets_removed_zips(tmp_path):
     from wag_cli.fitbit_takeout import extract_takeout_zips, is_safe_member
 
     assert [is_safe_member(n) for n in ("Takeout/a.json", "../a.json", "/a.json", "C:/a.json", "a\\b.json",
-                                        "Takeout//a.json")] == [True, False, False, False, False, False]
+                                        "Takeout//a.json", "Takeout/a\n.json")] == [True, False, False, False, False, False, False]
     person = tmp_path / "data" / "fitbit" / "amy"
     person.mkdir(parents=True)
     with zipfile.ZipFile(person / ZIP_NAME, "w") as zf:

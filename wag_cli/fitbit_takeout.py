@@ -13,7 +13,7 @@ Rules
 * Only members in a ``Global Export Data`` folder whose name is one of :data:`READ_FILES` followed by
   ``-<anything>.json`` are copied: the files the models read. The per-minute heart-rate and calories
   files, by far the largest, are not.
-* A member whose name is absolute, has a drive letter, a backslash or a ``..`` part is skipped and
+* A member whose name is absolute, has a drive letter, a backslash, a control character or a ``..`` part is skipped and
   counted, never written (no path can leave the zip's cache folder). Members are streamed in 1 MiB
   blocks (``zipfile.ZipFile.open``); the zip itself is only opened for reading.
 * Each zip's folder carries ``.source.json`` (the zip's size and modification time); an unchanged zip
@@ -54,6 +54,8 @@ class ZipReport:
 def is_safe_member(name: str) -> bool:
     """True for a relative member name that cannot leave the folder it is extracted into."""
     if not name or "\\" in name or name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return False
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):      # a newline in a path would split a row
         return False
     return all(part not in ("..", "") for part in name.rstrip("/").split("/"))
 
