@@ -46,11 +46,15 @@ PLANTED = {
     # midnight): an arithmetic mean would put the usual bedtime near noon
     "bedtime_start_time": (_alt(-20, 1420, 24), [-10, 1430, -10, 1430, -10, 1430]),
     "steps_taken": (_alt(8000, 10000, 24), [9000] * 6),    # plus 500 on the partial last day
+    # never 0 before the period: its 0-minute days are more likely not recorded than real (left out)
+    "time_at_home": (_alt(600, 800, 24), [700, 0, 700, 0, 650, 750]),
+    # 0 on 6 of 24 earlier days (25 %): a 0 in the period is a real 0 and counts
+    "highly_active_time": ([0, 30, 30, 30] * 6, [0, 30, 30, 30, 30, 30]),
 }
 NEIGHBOURS = {"mental_fatigue": {"sleep_score": (-0.5, 60), "deep_sleep_duration": (-0.4, 60),
                                  "readiness": (0.1, 60), "mood": (-0.6, 60), "hrv_rmssd": (0.95, 40)},
               "total_sleep_duration": {"asleep_duration": (0.5, 60), "bedtime_start_time": (0.1, 60)},
-              "steps_taken": {}}
+              "steps_taken": {}, "time_at_home": {}, "highly_active_time": {}}
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +119,18 @@ def test_findings_match_a_hand_computation(planted):
                         "mood": "no_data", "hrv_rmssd": "same_construct"}
     assert f[("mental_fatigue", "sleep_score")].d == pytest.approx(_d("sleep_score"), abs=1e-12)
     assert f[("total_sleep_duration", "asleep_duration")].finding == "same_construct"   # declared in the seed
+
+
+def test_a_zero_where_the_person_is_rarely_at_zero_is_left_out(planted):
+    # time at home: 0 on none of the 24 earlier days, so the period's two 0-minute days are probably not
+    # recorded: left out of the mean (hand: (700 + 700 + 650 + 750) / 4 = 700) and named as partial
+    f = planted[("time_at_home", "time_at_home")]
+    assert [p["day"] for p in f.partial_days] == [PERIOD[1], PERIOD[3]]
+    assert f.period_mean == pytest.approx(700.0) and f.n_mean_days == 4
+    assert f.d == pytest.approx(0.0, abs=1e-12) and f.unusual_days == []
+    # exercise: 0 on 25 % of the earlier days, so a 0 in the period is a real 0 and counts
+    g = planted[("highly_active_time", "highly_active_time")]
+    assert g.partial_days == [] and g.period_mean == pytest.approx(150 / 6) and g.n_mean_days == 6
 
 
 def test_clock_times_average_on_the_24_hour_circle(planted):

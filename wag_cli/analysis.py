@@ -240,7 +240,9 @@ def question_analysis(con: duckdb.DuckDBPyConnection, parsed, sg: Subgraph, cata
     out["category"] = getattr(parsed, "category", None)
     # "what is HRV?": the node's definition comes first (DESIGN.md §11 general knowledge)
     text = getattr(parsed, "question", "") or ""
-    out["asks_why"] = bool(re.search(r"\bwhy\b|how come|what(?:'s| is) (?:causing|behind)", text, re.I))
+    # "why does it matter?" asks for importance, not for an explanation of a change
+    out["asks_why"] = bool(re.search(r"\bwhy\b(?! (?:does|do|is|are) (?:it|this|that|they|hrv|\w+) (?:matter|important))"
+                                     r"|how come|what(?:'s| is) (?:causing|behind)", text, re.I))
     out["asks_definition"] = bool(re.match(r"\s*(what\s+(is|are)\b|what does\b.*\bmean|define\b)", text, re.I)
                                   and not re.search(r"\b(my|me|mine|i)\b", text, re.I))
     found = findings_for(con, sg)

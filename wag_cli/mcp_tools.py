@@ -28,6 +28,7 @@ from .pipeline import answer_question, check_subject, no_metric_hint
 from .catalog import load_catalog
 from .db import execute_read_only, fetch_dicts, warehouse
 from .errors import UsageError, WagError
+from .settings import default_window_days
 from .graph import node_view, resolve_node
 from .retrieve import retrieve_rows
 from .settings import RetrievalSettings
@@ -39,7 +40,7 @@ MAX_SQL_CHARS = 50_000     # characters of JSON rows run_sql returns at most (ab
 MAX_REPLY_CHARS = 60_000   # every other reply: long daily series are trimmed to fit
 MAX_DAILY_DAYS = 366       # node_window: daily values returned at most (the latest)
 MAX_METRICS = 10           # retrieve_subgraph: primary metrics per call
-DEFAULT_WINDOW_DAYS = 7    # DESIGN.md §8: k^q when a question names no period
+DEFAULT_WINDOW_DAYS = default_window_days()    # DESIGN.md §8: k^q when a question names no period (dbt var)
 DEFAULT_OPENNESS = 0.5
 
 

@@ -148,10 +148,10 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
             # data, both from wag_node_window
             out.append(f"{name}: total {fmt(d.window_mean * d.n_window_days, node.unit, u)} over "
                        f"{d.n_window_days}{span} {days_word} with data "
-                       f"(average {fmt(d.window_mean, node.unit, u)} per day, {extremes}).")
+                       f"(average {fmt(d.window_mean, node.unit, u)} per day, {extremes}{_partial_note(node, analysis)}).")
         else:
             out.append(f"{name}: average {fmt(d.window_mean, node.unit, u)} over {d.n_window_days}{span} "
-                       f"{days_word} with data ({extremes}).")
+                       f"{days_word} with data ({extremes}{_partial_note(node, analysis)}).")
     mean, sd, n_base, base_words = baseline_of(node)
     constant = d.usual_sd is not None and d.usual_sd <= 1e-9 * max(1.0, abs(d.usual_mean or 0.0))
     if d.usual_mean is not None and d.n_history_days >= 2 and constant:
@@ -196,6 +196,17 @@ def describe_node_data(node: Node, sg: Subgraph, *, max_days: int = 3, display_u
 
 
 # --------------------------------------------------------------------------- question-shaped parts
+
+
+def _partial_note(node: Node, analysis: dict | None) -> str:
+    """'; this average includes the partial day 2020-06-19' when the verdict's mean (findings, DESIGN.md
+    §11) leaves partial days out and this all-days mean keeps them (readers saw two averages of one
+    week without a reason)."""
+    days = sorted({str(x["day"]) for f in (analysis or {}).get("findings") or []
+                   if f.get("metric_id") == node.metric_id for x in f.get("partial_days") or []})
+    if not days:
+        return ""
+    return f"; this average includes the partial day{'s' if len(days) > 1 else ''} {', '.join(days)}"
 
 
 def _tied_days(d, value, first_day) -> str:

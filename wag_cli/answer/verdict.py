@@ -15,6 +15,8 @@ worded from the findings of ``sql/findings.sql`` (:mod:`wag_cli.answer.findings`
 
 from __future__ import annotations
 
+import re
+
 from .findings import OWN_LINK, Finding, direction_word, effect_word
 from ..retrieve import Node, Subgraph
 from .wording import ADDITIVE_UNITS, NOT_ADDITIVE, _lc, display_unit_for, fmt, is_clock_unit, label
@@ -245,7 +247,8 @@ def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[s
         elif category == "Anomaly Detection" and f.baseline_mean is not None:
             out.append(f"Nothing unusual in your {_lc(label(node.metric_id, node.name))}: every day within 2 SD of your usual.")
         if f.partial_days:
-            out.append("Left out as partial days (far fewer records than your usual day): "
+            out.append("Left out as partial days (far fewer records than your usual day, or 0 where you are "
+                       "rarely at 0: probably not recorded): "
                        + ", ".join(x["day"].isoformat() for x in f.partial_days) + ".")
     if category == "Exploratory Analysis" or intent == "influences" or analysis.get("asks_why"):
         for p in prims[:1]:
@@ -259,15 +262,20 @@ def verdict_lines(sg: Subgraph, analysis: dict | None, findings: dict) -> list[s
     return out
 
 
-def _levers(sg: Subgraph, findings: dict, primary: Node) -> list[str]:
+def levers(sg: Subgraph, primary: Node) -> list[Node]:
     """The person's own modifiable levers for ``primary``: neighbours in Activity, Sleep or Lifestyle
     with a valid own |rho| >= 0.3, strongest first (DESIGN.md §11 Advice)."""
-    name = _lc(primary.name)
     rows = [n for n in sg.neighbours if n.primary_node == primary.metric_id and n.category in ("Activity", "Sleep", "Lifestyle")
             and n.r_s_signed is not None and abs(n.r_s_signed) >= OWN_LINK]
     rows.sort(key=lambda n: -abs(n.r_s_signed))
+    return rows
+
+
+def _levers(sg: Subgraph, findings: dict, primary: Node) -> list[str]:
+    """The three strongest :func:`levers` in words: 'more X goes with higher Y (rho +0.36 over 74 days)'."""
+    name = _lc(primary.name)
     return [f"{_more(n, True)} {_lc(n.name)} goes with {'higher' if n.r_s_signed > 0 else 'lower'} {name} "
-            f"(rho {n.r_s_signed:+.2f} over {n.n_s} days{caution(n.n_s)})" for n in rows[:3]]
+            f"(rho {n.r_s_signed:+.2f} over {n.n_s} days{caution(n.n_s)})" for n in levers(sg, primary)[:3]]
 
 
 def _same_day_links(sg: Subgraph, findings: dict, primary: Node, node: Node, f: Finding) -> str | None:
@@ -275,7 +283,9 @@ def _same_day_links(sg: Subgraph, findings: dict, primary: Node, node: Node, f: 
     usual level on those same days, in the direction that in the person's own data goes with the asked
     metric's deviation (own |rho| >= 0.3). 'On 2021-01-26 and 2021-01-28 your time asleep was also
     unusually low, which in your data goes with a lower sleep score.'"""
-    days = {u["day"]: u["z"] for u in f.unusual_days}
+    # a 0 of a daily amount is possibly not recorded (_unusual_words): nothing is linked to such a day
+    gap = node.unit in ADDITIVE_UNITS
+    days = {u["day"]: u["z"] for u in f.unusual_days if not (gap and u["value"] == 0)}
     parts = []
     for n in sg.neighbours:
         g = findings.get((primary.metric_id, n.metric_id))
@@ -290,7 +300,9 @@ def _same_day_links(sg: Subgraph, findings: dict, primary: Node, node: Node, f: 
             word = "low" if hits[0]["z"] < 0 else "high"
             if is_clock_unit(n.unit):
                 word = "early" if hits[0]["z"] < 0 else "late"
-            parts.append(f"on {when} your {_lc(label(n.metric_id, n.name))} was also unusually {word}")
+            name = _lc(label(n.metric_id, n.name))
+            verb = "were" if re.search(r"[^su]s$", name.split(" (")[0]) else "was"     # "rhythm patterns were"
+            parts.append(f"on {when} your {name} {verb} also unusually {word}")
     if not parts:
         return None
     return (f"What went with it: " + "; ".join(parts[:2]) +
@@ -308,10 +320,12 @@ def guidance_words(node: Node, f: Finding | None, dataset: str) -> str | None:
         return None
     lo, hi, words = rng["low"], rng["high"], rng["words"]
     shown = round(f.period_mean)          # as printed: 7 h 00 min is not "below 7 h"
+    usual = round(f.baseline_mean) if f.baseline_mean is not None else None
     if shown < lo:
-        return f"That is below {words}."
+        # a long-running shortfall is said as such (a reader: "say plainly the person usually sleeps <6 h")
+        return f"That is below {words}" + (", and so is your usual level." if usual is not None and usual < lo else ".")
     if shown > hi:
-        return f"That is above {words}."
+        return f"That is above {words}" + (", and so is your usual level." if usual is not None and usual > hi else ".")
     return f"That is within {words}." if hi < 1e5 else None
 
 
@@ -349,7 +363,7 @@ def finding_sentence(n: Node, g: Finding | None, primary_name: str) -> str:
         return ""
     move = f"{_moved(n, g.d)} than usual ({g.d:+.1f} SD"
     if g.finding == "explains":
-        return f"{move}), in the direction that goes with the change in your {_lc(primary_name)}."
+        return f"{move}), which fits the change in your {_lc(primary_name)}."
     if g.finding == "opposite":
-        return f"{move}), the other way from what would explain the change."
+        return f"{move}), so it does not explain the change in your {_lc(primary_name)}."
     return f"{move})."

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Iterable
 
+from ..settings import default_window_days
 from .lexicon import ARTICLES, NUMBER_WORDS, tokens
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
@@ -367,8 +368,6 @@ def comparison_periods(question: str, first: Period, as_of: date) -> tuple[str, 
     return None
 
 
-DEFAULT_WINDOW = 7
-
 
 # --------------------------------------------------------------------------- window
 
@@ -434,4 +433,4 @@ def parse_window(question: str, mask: Iterable[tuple[int, int]] = ()) -> tuple[i
     h = _HISTORY.search(text)
     if h:
         return None, 0, h.group(0)
-    return DEFAULT_WINDOW, 0, ""
+    return default_window_days(), 0, ""     # the dbt var default_window_days (DESIGN.md §8)

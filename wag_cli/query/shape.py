@@ -12,7 +12,7 @@ from typing import Iterable
 from ..categories import CATEGORY_OPENNESS
 from .periods import Period, comparison_periods, resolve_period, rolling
 from .lexicon import normalise, tokens
-from .periods import DEFAULT_WINDOW
+from ..settings import default_window_days
 
 
 # --------------------------------------------------------------------------- categories (§10)
@@ -124,7 +124,7 @@ def question_shape(question: str, as_of: date, *, metrics: list[str], category: 
     cues = _shape_cues()
     overview = not metrics and _matches_any(cues["overview"], text)
     if overview and explicit is None and window is None and window_phrase in cues["overview_not_history"]:
-        period = rolling(as_of, DEFAULT_WINDOW)           # "how am I doing overall": across metrics, not all time
+        period = rolling(as_of, default_window_days())           # "how am I doing overall": across metrics, not all time
     comparison = comparison_periods(question, period, as_of)
     if comparison is not None and comparison[0] == "weekday_split" and explicit is None and not window_phrase \
             and not model_window:
