@@ -1,11 +1,17 @@
 {% macro wag_staging_models() -%}
-  {#- The staging models that follow the staging contract (DESIGN.md §2):
+  {#- The models (staging, and int_oura__values_unpivoted) that follow the staging contract (DESIGN.md §2):
       dataset, subject_id, day, raw_field, value (raw unit), value_text.
+      int_oura__values_unpivoted: a person's Oura export (issue 28), whose contract rows come from
+      intermediate (the main-sleep and wake-up-day rules live there).
       A new native source adds its model names here and its rows to a raw_field_map seed. -#}
   {{ return([
       'stg_apple_health__quantities',
       'stg_apple_health__sleep',
+      'stg_fitbit__activity_minutes',
       'stg_fitbit__distance',
+      'stg_fitbit__exercise',
+      'stg_fitbit__resting_heart_rate',
+      'stg_fitbit__sleep',
       'stg_fitbit__steps',
       'stg_globem__calls',
       'stg_globem__ema',
@@ -27,5 +33,6 @@
       'stg_pmdata__srpe',
       'stg_pmdata__steps',
       'stg_pmdata__wellness',
+      'int_oura__values_unpivoted',
   ]) }}
 {%- endmacro %}

@@ -242,6 +242,9 @@ def run_build(
     check_data_dir(Path(data_dir), wide_sources)
     check_data_names(Path(data_dir), DATASET_FOLDERS)
     dbt_vars = _dbt_vars(data_dir, wide_sources)
+    # issue 28: a Fitbit Takeout zip's members are copied beside the warehouse file, not into the build's
+    # folder (removed after each build), so an unchanged zip is not copied again (wag_cli/fitbit_takeout.py)
+    dbt_vars["fitbit_takeout_cache_dir"] = str(database.with_name(database.name + ".takeout"))
     check_not_locked(database)
     staging_dir = _claim_staging(database)
     try:
