@@ -1,11 +1,11 @@
-{% macro wag_pooled_rank_method(paired, datasets=none) -%}
+{% macro wag_pooled_rank_method(series, where='true') -%}
 {#-
-  How correlations_population_snapshots ranks the pooled pairs of `paired` (int_edge_paired_values),
-  restricted to the SQL list `datasets` (e.g. "select dataset from ..."; none = every dataset):
-  'value_counts' (spearman() ranks from per-value counts) when the distinct (edge, value) groups of
-  both series are at most 10 % of the rows (tied wearable values: integer steps, minutes, scores;
+  How the unpacked ('paired') form of wag_edge_spearman ranks the pooled pairs (Spark, or more bit
+  fields than var corrected_rank_max_words): 'value_counts' (spearman() ranks from per-value counts)
+  when the distinct (dataset, metric, value) groups of `series` (int_metric_series, rows satisfying
+  `where`) are at most 10 % of its rows (tied wearable values: integer steps, minutes, scores;
   1.5x faster on the 500-subject population, 1 % distinct), otherwise 'window' (all-distinct values:
-  value counts were 3.5x slower there). HyperLogLog estimates (approx_count_distinct), one scan.
+  value counts were 3.5x slower there). HyperLogLog estimate (approx_count_distinct), one scan.
   Before execution (parsing), 'window'. var pooled_ranks ('auto', 'window', 'value_counts') other than
   'auto' forces a method (unit tests, benchmarks).
 -#}
@@ -15,44 +15,36 @@
   {%- endif -%}
   {%- if forced != 'auto' -%}{{ return(forced) }}{%- endif -%}
   {%- if not execute -%}{{ return('window') }}{%- endif -%}
-  {%- set where = 'true' if datasets is none else 'dataset in (' ~ datasets ~ ')' -%}
   {%- set row = run_query(
-      "select count(*), approx_count_distinct(" ~ wag_group_key(['edge_key', 'value_a']) ~ ")"
-      ~ " + approx_count_distinct(" ~ wag_group_key(['edge_key', 'value_b']) ~ ")"
-      ~ " from " ~ paired ~ " where " ~ where).rows[0] -%}
+      "select count(*), approx_count_distinct(" ~ wag_group_key(['dataset', 'metric_id', 'value']) ~ ")"
+      ~ " from " ~ series ~ " where value is not null and (" ~ where ~ ")").rows[0] -%}
   {%- set n_rows = row[0] | int -%}
   {%- set n_groups = (row[1] or 0) | int -%}
-  {{ return('value_counts' if n_rows > 0 and n_groups <= 0.1 * 2 * n_rows else 'window') }}
+  {{ return('value_counts' if n_rows > 0 and n_groups <= 0.1 * n_rows else 'window') }}
 {%- endmacro %}
 
 
-{% macro wag_population_snapshot_select(snapshot_pairs, is_full_history, ranks='window') -%}
+{% macro wag_population_snapshot_select(pooled, snapshot_day, is_full_history) -%}
 {#-
-  The rows of correlations_population_snapshots (DESIGN.md §5, §6 "As of") from a relation of pooled
-  pairs `snapshot_pairs` (snapshot_day, dataset, subject_key, edge_key, value_a, value_b: every
-  paired subject-day <= snapshot_day; the keys of int_edge_paired_values, edge names from
-  int_edge_keys): pooled Spearman without thresholds (rho_unchecked, variance_reason), then the dbt
-  vars' validity rule. is_full_history: SQL boolean for the rows. ranks: spearman()'s rank method
-  (wag_pooled_rank_method).
+  The rows of correlations_population_snapshots (DESIGN.md §5, §6 "As of") from a relation `pooled`
+  of wag_edge_spearman(..., 'pooled') rows (dataset, edge_key, n, n_subjects, rho_unchecked,
+  variance_reason, last_day) of one snapshot per dataset: the dbt vars' validity rule, edge names
+  from int_edge_keys. snapshot_day: SQL expression (may read `pooled`'s columns); is_full_history: SQL
+  boolean for the rows.
 -#}
-, snapshot_rho as (
-    {{ spearman(snapshot_pairs, ['dataset', 'snapshot_day', 'edge_key'],
-                'value_a', 'value_b', 0, subject_col='subject_key', min_subjects=0, ranks=ranks) }}
-),
-
-snapshot_checked as (
+, snapshot_checked as (
     select
         r.dataset,
-        r.snapshot_day,
+        {{ snapshot_day }}          as snapshot_day,
         e.node_a,
         e.node_b,
-        cast(n as integer)          as n,
-        cast(n_subjects as integer) as n_subjects,
-        spearman_rho                as rho_unchecked,
-        null_reason                 as variance_reason,
-        {{ spearman_checked_reason('n', 'n_subjects', 'null_reason', var('min_samples'), var('min_pop_subjects')) }}
+        cast(r.n as integer)          as n,
+        cast(r.n_subjects as integer) as n_subjects,
+        r.rho_unchecked,
+        r.variance_reason,
+        {{ spearman_checked_reason('r.n', 'r.n_subjects', 'r.variance_reason', var('min_samples'), var('min_pop_subjects')) }}
                                     as null_reason
-    from snapshot_rho as r
+    from {{ pooled }} as r
     inner join {{ ref('int_edge_keys') }} as e on e.edge_key = r.edge_key
 )
 
@@ -75,41 +67,38 @@ from snapshot_checked
 {%- endmacro %}
 
 
-{% macro wag_insert_population_month_snapshots(relation, paired) -%}
+{% macro wag_insert_population_month_snapshots(relation, series) -%}
 {#-
   Post-hook of correlations_population_snapshots: inserts the month-end snapshots that are not in the
-  table (every month-end before each dataset's last paired day, DESIGN.md §6 "As of"; on an incremental
-  run the pre-hook deleted the stale ones, the others are kept), one (dataset, month) per statement so
-  that one pooled ranking is in memory at a time; logs each. Nothing with var population_as_of =
-  'exact' (queries then pool the subject-days <= t themselves). Returns a no-op statement.
+  table (every month-end with data before each dataset's full-history snapshot day, DESIGN.md §6
+  "As of"; on an incremental run the pre-hook deleted the stale ones, the others are kept), one
+  (dataset, month) per statement, each the pooled correlations of the dataset's subject-days <= the
+  month-end (wag_edge_spearman over int_metric_series, the bit-field layout measured once for all);
+  logs each. Nothing with var population_as_of = 'exact' (queries then pool the subject-days <= t
+  themselves). Returns a no-op statement.
 -#}
   {%- if execute and var('population_as_of', 'snapshot') != 'exact' -%}
     {%- set months = run_query(
-        "select p.dataset, cast(last_day(p.day) as string) as snapshot_day, count(*) as n_rows"
-        ~ " from " ~ paired ~ " as p inner join (select dataset, max(day) as last_day from " ~ paired
-        ~ " group by dataset) as d on d.dataset = p.dataset"
-        ~ " where last_day(p.day) < d.last_day"
+        "select p.dataset, cast(p.month_end as string) as snapshot_day"
+        ~ " from (select distinct dataset, last_day(day) as month_end from " ~ series ~ ") as p"
+        ~ " inner join (select dataset, max(snapshot_day) as last_day from " ~ relation
+        ~ " where is_full_history group by dataset) as d on d.dataset = p.dataset"
+        ~ " where p.month_end < d.last_day"
         ~ " and not exists (select 1 from " ~ relation ~ " as s where s.dataset = p.dataset"
-        ~ " and s.snapshot_day = last_day(p.day) and not s.is_full_history)"
-        ~ " group by 1, 2 order by 1, 2") -%}
-    {%- set ranks = {} -%}
+        ~ " and s.snapshot_day = p.month_end and not s.is_full_history)"
+        ~ " order by 1, 2") -%}
+    {%- set layout = wag_corrected_rank_layout(series, 'pooled') -%}
     {%- for row in months.rows -%}
-      {%- if row[0] not in ranks -%}
-        {%- do ranks.update({row[0]: wag_pooled_rank_method(paired, wag_sql_string(row[0]))}) -%}
-      {%- endif -%}
-      {%- set pairs_sql -%}
-        (select cast('{{ row[1] }}' as date) as snapshot_day, p.dataset, p.subject_key, p.edge_key,
-                p.value_a, p.value_b
-         from {{ paired }} as p
-         where p.dataset = {{ wag_sql_string(row[0]) }} and p.day <= cast('{{ row[1] }}' as date))
-      {%- endset -%}
+      {%- set where = "dataset = " ~ wag_sql_string(row[0]) ~ " and day <= cast('" ~ row[1] ~ "' as date)" -%}
       {%- set insert_sql -%}
         insert into {{ relation }}
-        with snapshot_pairs as {{ wag_not_materialized() }} {{ pairs_sql }}
-        {{ wag_population_snapshot_select('snapshot_pairs', 'false', ranks[row[0]]) }}
+        with snapshot_pooled as (
+        {{ wag_edge_spearman(series, 'pooled', where, layout) }}
+        )
+        {{ wag_population_snapshot_select('snapshot_pooled', "cast('" ~ row[1] ~ "' as date)", 'false') }}
       {%- endset -%}
       {%- do run_query(insert_sql) -%}
-      {{ log("correlations_population_snapshots: " ~ row[0] ~ " snapshot " ~ row[1] ~ " (" ~ loop.index ~ " of " ~ months.rows | length ~ ", ranks by " ~ ranks[row[0]] ~ ")", info=true) }}
+      {{ log("correlations_population_snapshots: " ~ row[0] ~ " snapshot " ~ row[1] ~ " (" ~ loop.index ~ " of " ~ months.rows | length ~ ", " ~ layout['method'] ~ ")", info=true) }}
     {%- endfor -%}
   {%- endif -%}
   {{ return('select 1') }}

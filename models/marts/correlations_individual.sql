@@ -1,18 +1,31 @@
 -- Individual Spearman correlations r^s_{x,y} (DESIGN.md §5): per subject, per prior edge, on the
 -- subject's paired days. NULL when n < var('min_samples') or a series is constant.
--- Ranked over the integer keys of int_edge_paired_values; names joined back on the small key tables.
+-- Method (macros/corrected_ranks.sql, issue 31): each (subject, metric) series of int_metric_series
+-- is ranked once over the subject's days; on a common day d of x and y the pair's average rank is
+--     rank_C(d) = rank_Dx(d) - #{m in D_x \ D_y: x_m < x_d} - 1/2 #{m in D_x \ D_y: x_m = x_d}
+-- (the partner's missing days, counted by bit-field running sums in the same sort), and the Pearson
+-- sums of the corrected ranks are accumulated over the common days in one hash join + aggregate: no
+-- paired table, no sort per pair. Names joined back on the small key tables.
 -- Incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects.
--- Subject batches (wag_individual_batches): above var('individual_batch_rows') paired rows this SELECT
--- ranks batch 0 (subject_key modulo the batch count) and the post-hook wag_insert_individual_batches
--- the others, one statement each, so that each window fits the memory_limit; a subject's correlations
--- never span two batches, so the rows are those of one statement.
 {{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
-          pre_hook="{{ wag_delete_changed_subjects(this) }}",
-          post_hook="{{ wag_insert_individual_batches(this, ref('int_edge_paired_values')) }}") }}
-with paired as {{ wag_not_materialized() }} (
-    select * from {{ ref('int_edge_paired_values') }}
-    where {{ wag_changed_subject_filter('subject_key', 'subject_key') }}
-      and {{ wag_batch_predicate('subject_key', 0, wag_individual_batches(ref('int_edge_paired_values'))) }}
+          pre_hook="{{ wag_delete_changed_subjects(this) }}") }}
+with rho as (
+    {{ wag_edge_spearman(ref('int_metric_series'), 'individual',
+                         wag_changed_subject_filter('subject_key', 'subject_key')) }}
 )
 
-{{ wag_individual_select('paired') }}
+select
+    rho.dataset,
+    s.subject_id,
+    e.node_a,
+    e.node_b,
+    cast(rho.n as integer)                                                 as n,
+    rho.spearman_rho                                                       as spearman_rho_signed,
+    abs(rho.spearman_rho)                                                  as spearman_rho,
+    case when rho.spearman_rho is not null then {{ fisher_z('rho.spearman_rho') }} end as fisher_z,
+    case when rho.spearman_rho is not null then {{ fisher_se('rho.n') }} end          as fisher_se,
+    rho.null_reason
+from rho
+inner join {{ ref('int_subject_keys') }} as s
+    on s.subject_key = rho.subject_key and s.dataset = rho.dataset
+inner join {{ ref('int_edge_keys') }} as e on e.edge_key = rho.edge_key
