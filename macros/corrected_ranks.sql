@@ -12,13 +12,14 @@
   Pearson sums of the corrected ranks are accumulated per (subject, edge) over the common days in one
   hash join + aggregate: no row per pair is stored, no pair is sorted.
 
-  Integers throughout: doubled ranks. For a tie group at positions a..b, 2 x average rank = a + b =
-  rank() + (count of values <= v). For the correction, every row carries one bit field per metric of
-  its dataset, set to 1 where that metric is missing on the row's (subject, day); the running sum of
-  those words over the series in value order (peers included, `cum`) and the sum over the row's tie
-  group (`peers`) give, field by field,
-      2 x correction(d; y) = 2 * cum_y - peers_y      (no field borrows: cum >= peers field-wise)
-  and the corrected doubled rank is 2 rank_Dx(d) - field_y. Pearson from exact integer sums:
+  Integers throughout: doubled ranks. Every row carries one bit field per metric of its dataset, set
+  to 1 where that metric is missing on the row's (subject, day). A series is ranked by one sort of its
+  tie groups (value, count c, summed fields m): for a group ending at position b (the running count),
+      2 x average rank   = 2b - c + 1
+      2 x correction(y)  = 2 x (running sum of m, field y) - m_y   (fields never borrow: running >= m)
+  and the corrected doubled rank of a row on a common day is 2 x rank - field y of the corrections.
+  The join of the two ends is on one integer row key ((subject, day) id x metrics + metric), the node_a
+  end's corrected rank computed before it. Pearson from exact integer sums:
       rho = (n Σab - Σa Σb) / sqrt((n Σaa - (Σa)^2) (n Σbb - (Σb)^2))
   with sums of 64-bit products in HUGEINT; a variance of 0 is the zero_variance rule of §5.
 
@@ -52,11 +53,13 @@
     {%- set longest, n_metrics = given['longest'] | int, given['metrics'] | int -%}
   {%- elif execute -%}
     {%- set part = 'subject_key' if level == 'individual' else 'dataset' -%}
+    {#- the longest series of the level, and the most edge metrics of a dataset (midx is numbered per
+        dataset: it bounds the words and the row key's multiplier) -#}
     {%- set row = run_query(
-        "select coalesce(max(n_rows), 0), coalesce(max(n_metrics), 0) from ("
-        ~ " select max(n) as n_rows, count(*) as n_metrics from ("
-        ~ " select dataset, " ~ part ~ ", metric_id, count(*) as n from " ~ series ~ " group by all)"
-        ~ " group by dataset, " ~ part ~ ")").rows[0] -%}
+        "select (select coalesce(max(n), 0) from (select count(*) as n from " ~ series
+        ~ " group by dataset, " ~ part ~ ", metric_id)),"
+        ~ " (select coalesce(max(n), 0) from (select count(distinct metric_id) as n from " ~ series
+        ~ " group by dataset))").rows[0] -%}
     {%- set longest, n_metrics = [row[0] | int, 1] | max, [row[1] | int, 1] | max -%}
   {%- endif -%}
   {#- bit length of 2 * longest (Jinja has no log2): the smallest b with 2^b > 2 * longest -#}
@@ -67,7 +70,7 @@
   {%- set fields = (127 // ns.bits) | int -%}
   {%- set words = ((n_metrics + fields - 1) // fields) | int -%}
   {%- set method = 'packed' if forced == 'packed' or words <= var('corrected_rank_max_words', 8) | int else 'paired' -%}
-  {{ return({'method': method, 'bits': ns.bits, 'fields': fields, 'words': words}) }}
+  {{ return({'method': method, 'bits': ns.bits, 'fields': fields, 'words': words, 'metrics': n_metrics}) }}
 {%- endmacro %}
 
 
@@ -103,72 +106,62 @@ cr_metrics as (
     from (select distinct dataset, metric_id from cr_values) as m
 ),
 
+cr_days as (
+    -- per (subject, day): an integer id (the join key of a row is id * metrics + midx) and the
+    -- fields of the metrics recorded that day set to 1
+    select subject_key, day,
+           row_number() over (order by subject_key, day) as day_id{% for w in range(words) %},
+           present_{{ w }}{% endfor %}
+    from (
+        select v.subject_key, v.day{% for w in range(words) %},
+               coalesce(sum(cast(1 as hugeint) << ({{ bits }} * (m.midx % {{ fields }})))
+                        filter (where m.midx // {{ fields }} = {{ w }}), 0) as present_{{ w }}{% endfor %}
+        from cr_values as v
+        inner join cr_metrics as m on m.dataset = v.dataset and m.metric_id = v.metric_id
+        group by v.subject_key, v.day
+    ) as p
+),
+
 cr_rows as {{ wag_not_materialized() }} (
-    select v.dataset, v.subject_key, m.midx, v.day, v.value
+    -- each value with its row key and its day's missing metrics (fields of metrics not recorded = 1)
+    select v.dataset, v.subject_key, m.midx, d.day, v.value,
+           d.day_id * {{ L['metrics'] }} + m.midx as row_key{% for w in range(words) %},
+           cast('{{ full.v }}' as hugeint) - d.present_{{ w }} as missing_{{ w }}{% endfor %}
     from cr_values as v
     inner join cr_metrics as m on m.dataset = v.dataset and m.metric_id = v.metric_id
+    inner join cr_days as d on d.subject_key = v.subject_key and d.day = v.day
 ),
-
-cr_present as (
-    -- per (subject, day): the fields of the metrics recorded that day, set to 1
-    select subject_key, day{% for w in range(words) %},
-           coalesce(sum(cast(1 as hugeint) << ({{ bits }} * (midx % {{ fields }})))
-                    filter (where midx // {{ fields }} = {{ w }}), 0) as present_{{ w }}{% endfor %}
-    from cr_rows
-    group by subject_key, day
-),
-
-cr_missing as (
-    -- each row with its day's missing metrics (fields of metrics not recorded that day = 1)
-    select r.dataset, r.subject_key, r.midx, r.day, r.value{% for w in range(words) %},
-           cast('{{ full.v }}' as hugeint) - p.present_{{ w }} as missing_{{ w }}{% endfor %}
-    from cr_rows as r
-    inner join cr_present as p on p.subject_key = r.subject_key and p.day = r.day
-),
-
-{%- if level == 'individual' %}
-
-cr_ranked as (
-    -- one sort per (subject, metric) series: doubled average rank (rank() + count of values <= v)
-    -- and the doubled corrections of every partner (2 x running sum of the missing fields - the tie
-    -- group's sum); both windows share the ordering
-    select dataset, subject_key, midx, day,
-           rank() over w + count(*) over w as r2{% for w in range(words) %},
-           2 * sum(missing_{{ w }}) over w - sum(missing_{{ w }}) over w_peers as c2_{{ w }}{% endfor %}
-    from cr_missing
-    window w as (partition by subject_key, midx order by value),
-           w_peers as (partition by subject_key, midx order by value range between current row and current row)
-),
-{%- else %}
 
 cr_value_counts as (
-    -- pooled series: one row per (dataset, metric, value) with its count and the summed missing
-    -- fields (tied wearable values make this ~1 % of the rows at 500 subjects)
-    select dataset, midx, value, count(*) as c{% for w in range(words) %},
+    -- one row per tie group of a series ({{ part }}, metric, value) with its count and the summed
+    -- missing fields: one sort of these groups ranks every series (no peer frames)
+    select {{ part }}, midx, value, count(*) as c{% for w in range(words) %},
            sum(missing_{{ w }}) as m_{{ w }}{% endfor %}
-    from cr_missing
-    group by dataset, midx, value
+    from cr_rows
+    group by {{ part }}, midx, value
 ),
 
 cr_value_ranks as (
-    -- a tie group of c values ending at position b: doubled average rank 2b - c + 1
-    select dataset, midx, value,
+    -- a tie group of c values ending at position b: doubled average rank 2b - c + 1; doubled
+    -- corrections 2 x (running sum of the missing fields) - the group's own sum
+    select {{ part }}, midx, value,
            2 * sum(c) over w - c + 1 as r2{% for w in range(words) %},
            2 * sum(m_{{ w }}) over w - m_{{ w }} as c2_{{ w }}{% endfor %}
     from cr_value_counts
-    window w as (partition by dataset, midx order by value rows between unbounded preceding and current row)
+    window w as (partition by {{ part }}, midx order by value rows between unbounded preceding and current row)
 ),
 
-cr_ranked as (
-    select r.dataset, r.subject_key, r.midx, r.day, k.r2{% for w in range(words) %}, k.c2_{{ w }}{% endfor %}
+cr_ranked as materialized (
+    select r.dataset, r.subject_key, r.midx, r.day, r.row_key, k.r2{% for w in range(words) %}, k.c2_{{ w }}{% endfor %}
     from cr_rows as r
-    inner join cr_value_ranks as k on k.dataset = r.dataset and k.midx = r.midx and k.value = r.value
+    inner join cr_value_ranks as k on k.{{ part }} = r.{{ part }} and k.midx = r.midx and k.value = r.value
 ),
-{%- endif %}
 
 cr_edges as (
-    -- each edge with both metrics in a dataset: where each end's correction field for the other is
-    select e.edge_key, a.dataset, a.midx as midx_a, b.midx as midx_b,
+    -- each edge with both metrics in a dataset (pair_id: one per (dataset, edge)): where each end's
+    -- correction field for the other is
+    select cast(row_number() over (order by a.dataset, e.edge_key) as integer) as pair_id,
+           e.edge_key, a.dataset, a.midx as midx_a, b.midx as midx_b,
            b.midx // {{ fields }} as word_a, {{ bits }} * (b.midx % {{ fields }}) as shift_a,
            a.midx // {{ fields }} as word_b, {{ bits }} * (a.midx % {{ fields }}) as shift_b
     from {{ ref('int_edge_keys') }} as e
@@ -176,28 +169,42 @@ cr_edges as (
     inner join cr_metrics as b on b.metric_id = e.node_b and b.dataset = a.dataset
 ),
 
-cr_pairs as (
-    -- the common days of every edge: corrected doubled ranks, never stored
-    select a.dataset, a.subject_key, e.edge_key, a.day,
+cr_side_a as (
+    -- the node_a end of every edge, its corrected doubled rank computed before the join (a narrow
+    -- stream: the partner's row key, the pair, the rank)
+    select a.subject_key, e.pair_id, a.day, a.row_key - a.midx + e.midx_b as partner_key,
+           e.word_b, e.shift_b,
            a.r2 - cast(((case e.word_a{% for w in range(words) %} when {{ w }} then a.c2_{{ w }}{% endfor %} end)
-                        >> e.shift_a) & {{ mask }} as bigint) as ra,
-           b.r2 - cast(((case e.word_b{% for w in range(words) %} when {{ w }} then b.c2_{{ w }}{% endfor %} end)
-                        >> e.shift_b) & {{ mask }} as bigint) as rb
+                        >> e.shift_a) & {{ mask }} as bigint) as ra
     from cr_ranked as a
     inner join cr_edges as e on e.dataset = a.dataset and e.midx_a = a.midx
-    inner join cr_ranked as b on b.subject_key = a.subject_key and b.day = a.day and b.midx = e.midx_b
+),
+
+cr_pairs as (
+    -- the common days of every edge: corrected doubled ranks, never stored
+    select a.subject_key, a.pair_id, a.day, a.ra,
+           b.r2 - cast(((case a.word_b{% for w in range(words) %} when {{ w }} then b.c2_{{ w }}{% endfor %} end)
+                        >> a.shift_b) & {{ mask }} as bigint) as rb
+    from cr_side_a as a
+    inner join cr_ranked as b on b.row_key = a.partner_key
+),
+
+cr_sums as (
+    select subject_key, pair_id,
+           count(*)     as n,
+           sum(ra)      as s_a,
+           sum(rb)      as s_b,
+           sum(ra * ra) as s_aa,
+           sum(rb * rb) as s_bb,
+           sum(ra * rb) as s_ab,
+           max(day)     as last_day
+    from cr_pairs
+    group by subject_key, pair_id
 )
 
-select dataset, subject_key, edge_key,
-       count(*)     as n,
-       sum(ra)      as s_a,
-       sum(rb)      as s_b,
-       sum(ra * ra) as s_aa,
-       sum(rb * rb) as s_bb,
-       sum(ra * rb) as s_ab,
-       max(day)     as last_day
-from cr_pairs
-group by dataset, subject_key, edge_key
+select e.dataset, s.subject_key, e.edge_key, s.n, s.s_a, s.s_b, s.s_aa, s.s_bb, s.s_ab, s.last_day
+from cr_sums as s
+inner join cr_edges as e on e.pair_id = s.pair_id
 {%- endmacro %}
 
 

@@ -1,10 +1,11 @@
-"""The pooled population snapshots ranked by value counts (var pooled_ranks = 'value_counts', the
-method wag_pooled_rank_method picks for tied wearable values at population scale, issue 10) equal
-scipy.stats.spearmanr on the pooled subject-days <= each snapshot day of the real excerpts.
+"""The pooled population snapshots by each method equal scipy.stats.spearmanr on the pooled
+subject-days <= each snapshot day of the real excerpts.
 
-The default build ranks these excerpts with windows (few subjects: most values distinct), which
-tests/test_as_of.py checks against scipy; here the same table is rebuilt with the other method on a
-copy of the warehouse and checked against scipy, independently of either SQL path.
+The default build ranks each series once with bit-field corrections (macros/corrected_ranks.sql,
+issue 31; 'packed'); the unpacked form ('paired': Spark, or more fields than fit) builds the pairs in
+the query and ranks them by windows or by value counts (var pooled_ranks, issue 10). Here the table
+is rebuilt with each method on a copy of the warehouse and checked against scipy, independently of
+any SQL path.
 """
 
 from __future__ import annotations
@@ -21,20 +22,27 @@ from conftest import run_dbt
 TOL = 1e-9
 
 
-@pytest.fixture(scope="module")
-def value_counts_db(built_db, shared_data, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("value_counts")
+METHODS = {
+    "packed": "{corrected_ranks: packed}",
+    "paired_value_counts": "{corrected_ranks: paired, pooled_ranks: value_counts}",
+    "paired_window": "{corrected_ranks: paired, pooled_ranks: window}",
+}
+
+
+@pytest.fixture(scope="module", params=list(METHODS))
+def method_db(request, built_db, shared_data, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp(request.param)
     db = tmp / "wag.duckdb"
     shutil.copy(built_db, db)
     res = run_dbt(["run", "--select", "correlations_population_snapshots", "--full-refresh"], db=db,
-                  data_dir=shared_data, target=tmp / "target", extra_vars="{pooled_ranks: value_counts}")
+                  data_dir=shared_data, target=tmp / "target", extra_vars=METHODS[request.param])
     assert res.success, res.exception
     return db
 
 
 @pytest.mark.parametrize("dataset", ["pmdata", "lifesnaps", "globem", "ifh_affect"])
-def test_value_count_ranks_equal_scipy_on_every_snapshot(value_counts_db, dataset):
-    con = duckdb.connect(str(value_counts_db), read_only=True)
+def test_pooled_ranks_equal_scipy_on_every_snapshot(method_db, dataset):
+    con = duckdb.connect(str(method_db), read_only=True)
     try:
         snaps = con.execute(
             "select snapshot_day, node_a, node_b, n, n_subjects, rho_unchecked, variance_reason "
