@@ -1,6 +1,7 @@
 """Lower bound of the correlation chain on DuckDB (issue 10): the window sorts any exact Spearman needs.
 
-On a warehouse kept by ``bench/scale.py --keep`` this times, on its ``int_edge_paired_values`` (the
+Historical (issue 31 removed ``int_edge_paired_values``): it needs a warehouse built before that
+change. On a warehouse kept by ``bench/scale.py --keep`` this times, on its ``int_edge_paired_values`` (the
 paired days of every prior edge, already materialised), the least work an exact Spearman over
 pairwise-complete days (DESIGN.md §5) has to do, with none of the rest of the model:
 

@@ -14,7 +14,7 @@ For each N it generates (or reuses) the population of bench/popgen.py, then in t
 
 Usage:
     python bench/scale.py --subjects 100 500 [--days 365] [--workdir /tmp/wag_scale] [--json out.json]
-                          [--population-as-of snapshot|exact] [--incremental] [--keep]
+                          [--population-as-of snapshot|exact] [--snapshot-months 1|3|...] [--incremental] [--keep]
 
 Prints one table per N and the ratios; bench/RESULTS.md records the results with the command.
 """
@@ -36,11 +36,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-HEAVY = ("correlations_individual", "correlations_population", "edge_weights", "int_edge_paired_values",
+HEAVY = ("correlations_individual", "correlations_population", "edge_weights", "int_metric_series",
          "correlations_population_snapshots", "subject_summary", "daily_abnormality", "stg_wide__daily_metrics", "int_metric_values__checked",
          "metric_values", "subject_metric_stats")
 CORRELATION_MODELS = ("correlations_individual", "correlations_population", "correlations_population_snapshots",
-                      "edge_weights", "int_edge_paired_values")
+                      "edge_weights", "int_metric_series")
 
 
 def pandas_reference(csv: Path) -> float:
@@ -68,12 +68,13 @@ def _measure(cmd: list[str], env: dict) -> tuple[float, float, subprocess.Comple
     return wall, info["rss_kb"] / 1024 / 1024, info
 
 
-def build(csv: Path, tmp: Path, population_as_of: str = "snapshot", threads: int | None = None) -> dict:
+def build(csv: Path, tmp: Path, population_as_of: str = "snapshot", threads: int | None = None,
+          snapshot_months: int = 1) -> dict:
     """``wag build --wide sim=<csv>`` into tmp/wag.duckdb (incremental when that file holds an earlier
     build with the same settings): wall s, peak RSS GB, per-node seconds, the refresh line."""
-    if population_as_of != "snapshot" or threads:
+    if population_as_of != "snapshot" or threads or snapshot_months != 1:
         # non-default dbt vars / threads: plain dbt build (wag build passes neither)
-        return _dbt_build(csv, tmp, population_as_of, threads)
+        return _dbt_build(csv, tmp, population_as_of, threads, snapshot_months)
     wag = str(Path(sys.executable).with_name("wag"))
     empty = tmp / "no_native_data"
     empty.mkdir(exist_ok=True)
@@ -87,12 +88,13 @@ def build(csv: Path, tmp: Path, population_as_of: str = "snapshot", threads: int
             "refresh": refresh}
 
 
-def _dbt_build(csv: Path, tmp: Path, population_as_of: str, threads: int | None) -> dict:
+def _dbt_build(csv: Path, tmp: Path, population_as_of: str, threads: int | None, snapshot_months: int = 1) -> dict:
     dbt = str(Path(sys.executable).with_name("dbt"))
     empty = tmp / "no_native_data"
     empty.mkdir(exist_ok=True)
     env = {**os.environ, "WAG_DB": str(tmp / "wag.duckdb"), "WAG_DATA_DIR": str(empty), "DO_NOT_TRACK": "1"}
-    wide = json.dumps({"wide_sources": [{"dataset": "sim", "path": str(csv)}], "population_as_of": population_as_of})
+    wide = json.dumps({"wide_sources": [{"dataset": "sim", "path": str(csv)}], "population_as_of": population_as_of,
+                       "population_snapshot_months": snapshot_months})
     cmd = [dbt, "build", "--target-path", str(tmp / "target"), "--log-path", str(tmp / "logs"), "--quiet",
            "--vars", wide] + (["--threads", str(threads)] if threads else [])
     wall, rss_gb, info = _measure(cmd, env)
@@ -171,6 +173,8 @@ def main() -> None:
                     help="after the full build, append one new day for 10 subjects and time the incremental wag build")
     ap.add_argument("--population-as-of", choices=["snapshot", "exact"], default="snapshot",
                     help="dbt var population_as_of (DESIGN.md §6 'As of'): monthly snapshots or pooled per query")
+    ap.add_argument("--snapshot-months", type=int, default=1,
+                    help="dbt var population_snapshot_months: a snapshot every k-th month-end (1 = every one)")
     args = ap.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     out = []
@@ -183,24 +187,25 @@ def main() -> None:
             tmp = Path(tmp)
             source = tmp / csv.name        # a copy: the incremental step appends to it, the cached file stays
             shutil.copyfile(csv, source)
-            b = build(source, tmp, args.population_as_of, args.dbt_threads)
+            b = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months)
             ret_ms = retrieval_ms(tmp / "wag.duckdb")
             inc = None
             if args.incremental:
                 append_day(source, 10)
-                inc = build(source, tmp, args.population_as_of, args.dbt_threads)
+                inc = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months)
                 # the same bytes with a new modification time: dbt runs and finds nothing to recompute,
                 # the fixed cost of any wag build that runs dbt (start, parse, ~300 nodes and their data
                 # tests), the floor under every incremental refresh
                 st = source.stat()
                 os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
-                noop = build(source, tmp, args.population_as_of, args.dbt_threads)
+                noop = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months)
                 # untouched: wag build sees the same files and settings and stops before dbt
-                up_to_date = build(source, tmp, args.population_as_of, args.dbt_threads)
+                up_to_date = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months)
             if args.keep:
                 shutil.move(tmp / "wag.duckdb", args.workdir / f"wag_{n}_{args.population_as_of}.duckdb")
         corr_s = sum(b["models"].get(m, 0.0) for m in CORRELATION_MODELS)
         row = {"subjects": n, "days": args.days, "metrics": args.metrics, "population_as_of": args.population_as_of,
+               "snapshot_months": args.snapshot_months,
                "dbt_threads": args.dbt_threads or 2,
                "pandas_s": round(pandas_s, 1),
                "build_wall_s": round(b["wall_s"], 1), "peak_rss_gb": round(b["peak_rss_gb"], 2),

@@ -88,6 +88,11 @@
 -#}
 {%- set L = layout if layout is not none else wag_corrected_rank_layout(series, level) -%}
 {%- set bits, fields, words = L['bits'], L['fields'], L['words'] -%}
+{#- after the running sums, each HUGEINT word is split into BIGINT words of `f64` fields (native
+    64-bit shifts in the join): BIGINT word g = w * subs + k holds fields k * f64 .. of word w -#}
+{%- set f64 = (63 // bits) | int -%}
+{%- set subs = ((fields + f64 - 1) // f64) | int -%}
+{%- set sub_mask = 2 ** (bits * f64) - 1 -%}
 {%- set full = namespace(v=0) -%}
 {%- for pos in range(fields) -%}{%- set full.v = full.v + 2 ** (bits * pos) -%}{%- endfor -%}
 {%- set mask = 2 ** bits - 1 -%}
@@ -152,7 +157,8 @@ cr_value_ranks as (
 ),
 
 cr_ranked as materialized (
-    select r.dataset, r.subject_key, r.midx, r.day, r.row_key, k.r2{% for w in range(words) %}, k.c2_{{ w }}{% endfor %}
+    select r.dataset, r.subject_key, r.midx, r.day, r.row_key, k.r2{% for w in range(words) %}{% for k in range(subs) %},
+           cast((k.c2_{{ w }} >> {{ bits * f64 * k }}) & {{ sub_mask }} as bigint) as b_{{ w * subs + k }}{% endfor %}{% endfor %}
     from cr_rows as r
     inner join cr_value_ranks as k on k.{{ part }} = r.{{ part }} and k.midx = r.midx and k.value = r.value
 ),
@@ -162,8 +168,10 @@ cr_edges as (
     -- correction field for the other is
     select cast(row_number() over (order by a.dataset, e.edge_key) as integer) as pair_id,
            e.edge_key, a.dataset, a.midx as midx_a, b.midx as midx_b,
-           b.midx // {{ fields }} as word_a, {{ bits }} * (b.midx % {{ fields }}) as shift_a,
-           a.midx // {{ fields }} as word_b, {{ bits }} * (a.midx % {{ fields }}) as shift_b
+           (b.midx // {{ fields }}) * {{ subs }} + (b.midx % {{ fields }}) // {{ f64 }} as word_a,
+           {{ bits }} * ((b.midx % {{ fields }}) % {{ f64 }}) as shift_a,
+           (a.midx // {{ fields }}) * {{ subs }} + (a.midx % {{ fields }}) // {{ f64 }} as word_b,
+           {{ bits }} * ((a.midx % {{ fields }}) % {{ f64 }}) as shift_b
     from {{ ref('int_edge_keys') }} as e
     inner join cr_metrics as a on a.metric_id = e.node_a
     inner join cr_metrics as b on b.metric_id = e.node_b and b.dataset = a.dataset
@@ -174,8 +182,8 @@ cr_side_a as (
     -- stream: the partner's row key, the pair, the rank)
     select a.subject_key, e.pair_id, a.day, a.row_key - a.midx + e.midx_b as partner_key,
            e.word_b, e.shift_b,
-           a.r2 - cast(((case e.word_a{% for w in range(words) %} when {{ w }} then a.c2_{{ w }}{% endfor %} end)
-                        >> e.shift_a) & {{ mask }} as bigint) as ra
+           a.r2 - (((case e.word_a{% for g in range(words * subs) %} when {{ g }} then a.b_{{ g }}{% endfor %} end)
+                    >> e.shift_a) & {{ mask }}) as ra
     from cr_ranked as a
     inner join cr_edges as e on e.dataset = a.dataset and e.midx_a = a.midx
 ),
@@ -183,8 +191,8 @@ cr_side_a as (
 cr_pairs as (
     -- the common days of every edge: corrected doubled ranks, never stored
     select a.subject_key, a.pair_id, a.day, a.ra,
-           b.r2 - cast(((case a.word_b{% for w in range(words) %} when {{ w }} then b.c2_{{ w }}{% endfor %} end)
-                        >> a.shift_b) & {{ mask }} as bigint) as rb
+           b.r2 - (((case a.word_b{% for g in range(words * subs) %} when {{ g }} then b.b_{{ g }}{% endfor %} end)
+                    >> a.shift_b) & {{ mask }}) as rb
     from cr_side_a as a
     inner join cr_ranked as b on b.row_key = a.partner_key
 ),

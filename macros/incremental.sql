@@ -88,6 +88,7 @@
           from {{ ref('int_changed_subjects') }} group by dataset) as c
     where p.dataset = c.dataset and p.is_full_history
       and p.snapshot_day = last_day(p.snapshot_day) and p.snapshot_day < c.first_changed
+      and {{ wag_snapshot_month_filter('p.snapshot_day') }}
   {%- else -%}
     select 1
   {%- endif -%}

@@ -70,8 +70,8 @@ from snapshot_checked
 {% macro wag_insert_population_month_snapshots(relation, series) -%}
 {#-
   Post-hook of correlations_population_snapshots: inserts the month-end snapshots that are not in the
-  table (every month-end with data before each dataset's full-history snapshot day, DESIGN.md §6
-  "As of"; on an incremental run the pre-hook deleted the stale ones, the others are kept), one
+  table (every month-end with data before each dataset's full-history snapshot day, or every
+  var('population_snapshot_months')-th one, wag_snapshot_month_filter; DESIGN.md §6 "As of"; on an incremental run the pre-hook deleted the stale ones, the others are kept), one
   (dataset, month) per statement, each the pooled correlations of the dataset's subject-days <= the
   month-end (wag_edge_spearman over int_metric_series, the bit-field layout measured once for all);
   logs each. Nothing with var population_as_of = 'exact' (queries then pool the subject-days <= t
@@ -83,7 +83,7 @@ from snapshot_checked
         ~ " from (select distinct dataset, last_day(day) as month_end from " ~ series ~ ") as p"
         ~ " inner join (select dataset, max(snapshot_day) as last_day from " ~ relation
         ~ " where is_full_history group by dataset) as d on d.dataset = p.dataset"
-        ~ " where p.month_end < d.last_day"
+        ~ " where p.month_end < d.last_day and " ~ wag_snapshot_month_filter('p.month_end')
         ~ " and not exists (select 1 from " ~ relation ~ " as s where s.dataset = p.dataset"
         ~ " and s.snapshot_day = p.month_end and not s.is_full_history)"
         ~ " order by 1, 2") -%}
@@ -102,4 +102,17 @@ from snapshot_checked
     {%- endfor -%}
   {%- endif -%}
   {{ return('select 1') }}
+{%- endmacro %}
+
+
+{% macro wag_snapshot_month_filter(month_end) -%}
+  {#- SQL predicate: the month-end `month_end` gets a population snapshot. var population_snapshot_months
+      = 1 (default): every month-end (DESIGN.md §6: the last month-end <= t); k > 1: the month-ends of
+      months divisible by k (3: March, June, September, December), a coarser snapshot <= t that
+      retrieval states as pop_as_of_day the same way, for k times fewer pooled rankings. -#}
+  {%- set k = var('population_snapshot_months', 1) | int -%}
+  {%- if k < 1 or k > 12 or 12 % k != 0 -%}
+    {{ exceptions.raise_compiler_error("var population_snapshot_months must divide 12 (1, 2, 3, 4, 6, 12), got " ~ k) }}
+  {%- endif -%}
+  {%- if k == 1 -%}true{%- else -%}month({{ month_end }}) % {{ k }} = 0{%- endif -%}
 {%- endmacro %}

@@ -66,21 +66,7 @@ def _build_change_rebuild(tmp: Path, pop: pd.DataFrame, change) -> dict:
 
 
 @pytest.fixture(scope="module")
-def batched():
-    """The builds of this module rank correlations_individual in subject batches (var
-    individual_batch_rows small enough for several batches of this population), so that the batch
-    post-hook is part of what must equal a full rebuild, in full and in incremental runs."""
-    import wag_cli.build as build_mod
-
-    real = build_mod._dbt_vars
-    mp = pytest.MonkeyPatch()
-    mp.setattr(build_mod, "_dbt_vars", lambda *a: {**real(*a), "individual_batch_rows": 60000})
-    yield
-    mp.undo()
-
-
-@pytest.fixture(scope="module")
-def builds(batched, tmp_path_factory):
+def builds(tmp_path_factory):
     pop = generate(12, 75, seed=11)
     subjects = sorted(pop["participant_id"].unique())
 
@@ -100,8 +86,8 @@ def builds(batched, tmp_path_factory):
 def test_first_build_is_full_and_the_next_is_incremental(builds):
     assert builds["first"].refresh["mode"] == "full"
     with duckdb.connect(str(builds["tmp"] / "wag.duckdb"), read_only=True) as con:
-        n_paired = con.execute("select count(*) from int_edge_paired_values").fetchone()[0]
-    assert n_paired > 2 * 60000, "the population must need several subject batches"
+        n_series = con.execute("select count(*) from int_metric_series").fetchone()[0]
+    assert n_series > 10000, "the population must have series to correlate"
     r = builds["incremental"].refresh
     assert r["mode"] == "incremental"
     # three subjects with a new day and one with a changed value; 12 in all
