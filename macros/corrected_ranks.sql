@@ -269,12 +269,18 @@ select dataset, edge_key, n, n_subjects,
 from (
     -- the pooled sums are the sums of the subjects' partial sums; a subject contributes pairs iff it
     -- has a row here
+{%- if var('pooled_form', 'wide') == 'wide' and '__dbt__cte__' not in (series | string) %}
+    -- (not in dbt unit tests, whose input is a CTE the run-time metric list cannot query)
+    -- one row per (subject, day) with every metric's rank and corrections (macros/pooled_wide.sql)
+{{ wag_pooled_wide_sums(series, where, L['bits']) }}
+{%- else %}
     select dataset, edge_key, sum(n) as n, count(*) as n_subjects, sum(s_a) as s_a, sum(s_b) as s_b,
            sum(s_aa) as s_aa, sum(s_bb) as s_bb, sum(s_ab) as s_ab, max(last_day) as last_day
     from (
 {{ wag_edge_rank_sums(series, 'pooled', where, L) }}
     ) as cr_sums
     group by dataset, edge_key
+{%- endif %}
 ) as cr_pooled
 {%- endif -%}
 {%- else -%}
