@@ -259,7 +259,11 @@ select dataset, subject_key, edge_key, n,
        case when n < {{ var('min_samples') }} then 'n_below_min'
             else {{ wag_variance_reason('n', 's_a', 's_b', 's_aa', 's_bb') }} end as null_reason
 from (
+{%- if var('individual_form', 'wide') == 'wide' and '__dbt__cte__' not in (series | string) %}
+{{ wag_wide_sums(series, where, 'individual', L['bits']) }}
+{%- else %}
 {{ wag_edge_rank_sums(series, 'individual', where, L) }}
+{%- endif %}
 ) as cr_sums
 {%- else %}
 select dataset, edge_key, n, n_subjects,
@@ -271,8 +275,8 @@ from (
     -- has a row here
 {%- if var('pooled_form', 'wide') == 'wide' and '__dbt__cte__' not in (series | string) %}
     -- (not in dbt unit tests, whose input is a CTE the run-time metric list cannot query)
-    -- one row per (subject, day) with every metric's rank and corrections (macros/pooled_wide.sql)
-{{ wag_pooled_wide_sums(series, where, L['bits']) }}
+    -- one row per (subject, day) with every metric's rank and corrections (macros/wide_sums.sql)
+{{ wag_wide_sums(series, where, 'pooled', L['bits']) }}
 {%- else %}
     select dataset, edge_key, sum(n) as n, count(*) as n_subjects, sum(s_a) as s_a, sum(s_b) as s_b,
            sum(s_aa) as s_aa, sum(s_bb) as s_bb, sum(s_ab) as s_ab, max(last_day) as last_day
