@@ -88,6 +88,10 @@ from snapshot_checked
         ~ " and s.snapshot_day = p.month_end and not s.is_full_history)"
         ~ " order by 1, 2") -%}
     {%- set layout = wag_corrected_rank_layout(series, 'pooled') -%}
+    {%- if layout['method'] == 'packed' and var('pooled_form', 'wide') == 'wide' -%}
+      {#- the wide form: the cut-off-independent work once per dataset (macros/wide_sums.sql) -#}
+      {%- do wag_insert_wide_month_snapshots(relation, series, months.rows, layout['bits']) -%}
+    {%- else -%}
     {%- for row in months.rows -%}
       {%- set where = "dataset = " ~ wag_sql_string(row[0]) ~ " and day <= cast('" ~ row[1] ~ "' as date)" -%}
       {%- set insert_sql -%}
@@ -100,6 +104,7 @@ from snapshot_checked
       {%- do run_query(insert_sql) -%}
       {{ log("correlations_population_snapshots: " ~ row[0] ~ " snapshot " ~ row[1] ~ " (" ~ loop.index ~ " of " ~ months.rows | length ~ ", " ~ layout['method'] ~ ")", info=true) }}
     {%- endfor -%}
+    {%- endif -%}
   {%- endif -%}
   {{ return('select 1') }}
 {%- endmacro %}

@@ -38,40 +38,9 @@
 {%- set F = (127 // bits) | int -%}
 {%- set mask = 2 ** bits - 1 -%}
 {%- set indiv = level == 'individual' -%}
-{%- set blocks = [] -%}
-{%- set num = namespace(t='bigint') -%}
-{%- if execute -%}
-  {%- set found = run_query(
-      "select dataset, metric_id from (select distinct dataset, metric_id from " ~ series
-      ~ " where value is not null and (" ~ where ~ ")) order by dataset, metric_id") -%}
-  {%- set per = {} -%}
-  {%- for r in found.rows -%}
-    {%- if r[0] not in per -%}{%- do per.update({r[0]: []}) -%}{%- endif -%}
-    {%- do per[r[0]].append(r[1]) -%}
-  {%- endfor -%}
-  {%- set lens = run_query(
-      "select coalesce(max(n), 0) from (select count(*) as n from " ~ series
-      ~ " where value is not null and (" ~ where ~ ") group by subject_key, metric_id)").rows[0] -%}
-  {%- set num.t = 'double' if (lens[0] | int) * (2 ** bits) * (2 ** bits) < 2 ** 53 else 'bigint' -%}
-  {%- set edge_rows = run_query("select edge_key, node_a, node_b from " ~ ref('int_edge_keys') ~ " order by edge_key").rows -%}
-  {%- for ds in per -%}
-    {%- set metrics = per[ds] -%}
-    {%- set idx = {} -%}
-    {%- for m in metrics -%}{%- do idx.update({m: loop.index0}) -%}{%- endfor -%}
-    {%- set edges = [] -%}
-    {%- set partners = {} -%}
-    {%- for e in edge_rows if e[1] in idx and e[2] in idx -%}
-      {%- do edges.append([e[0] | int, idx[e[1]], idx[e[2]]]) -%}
-      {%- for pair in [[idx[e[1]], idx[e[2]]], [idx[e[2]], idx[e[1]]]] -%}
-        {%- if pair[0] not in partners -%}{%- do partners.update({pair[0]: []}) -%}{%- endif -%}
-        {%- if pair[1] not in partners[pair[0]] -%}{%- do partners[pair[0]].append(pair[1]) -%}{%- endif -%}
-      {%- endfor -%}
-    {%- endfor -%}
-    {%- if edges | length > 0 -%}
-      {%- do blocks.append({'dataset': ds, 'metrics': metrics, 'edges': edges, 'partners': partners}) -%}
-    {%- endif -%}
-  {%- endfor -%}
-{%- endif -%}
+{%- set info = wag_wide_blocks(series, where, bits) -%}
+{%- set blocks = info['blocks'] -%}
+{%- set num = namespace(t=info['num']) -%}
 {%- if blocks | length == 0 %}
 select cast(null as varchar) as dataset,{% if indiv %} cast(null as ubigint) as subject_key,{% endif %} cast(null as integer) as edge_key,
        cast(0 as hugeint) as n,{% if not indiv %} cast(0 as bigint) as n_subjects,{% endif %} cast(0 as hugeint) as s_a, cast(0 as hugeint) as s_b,
@@ -178,4 +147,174 @@ select * from (
 {%- endif %}
 ) as pw_block_{{ loop.index0 }}
 {%- endfor %}
+{%- endmacro %}
+
+
+{% macro wag_wide_blocks(series, where, bits) -%}
+{#- Run-time facts for wag_wide_sums over the rows of `series` satisfying `where`: {'blocks': one dict
+    per dataset with an edge (dataset, metrics in metric_id order, edges [edge_key, midx_a, midx_b],
+    partners {midx: [midx, ...]}), 'num': 'double' when per-subject sums of products of doubled ranks
+    below 2^bits are exact in DOUBLE, else 'bigint'}. Empty before execution. -#}
+{%- set blocks = [] -%}
+{%- set num = namespace(t='bigint') -%}
+{%- if execute -%}
+  {%- set found = run_query(
+      "select dataset, metric_id from (select distinct dataset, metric_id from " ~ series
+      ~ " where value is not null and (" ~ where ~ ")) order by dataset, metric_id") -%}
+  {%- set per = {} -%}
+  {%- for r in found.rows -%}
+    {%- if r[0] not in per -%}{%- do per.update({r[0]: []}) -%}{%- endif -%}
+    {%- do per[r[0]].append(r[1]) -%}
+  {%- endfor -%}
+  {%- set lens = run_query(
+      "select coalesce(max(n), 0) from (select count(*) as n from " ~ series
+      ~ " where value is not null and (" ~ where ~ ") group by subject_key, metric_id)").rows[0] -%}
+  {%- set num.t = 'double' if (lens[0] | int) * (2 ** bits) * (2 ** bits) < 2 ** 53 else 'bigint' -%}
+  {%- set edge_rows = run_query("select edge_key, node_a, node_b from " ~ ref('int_edge_keys') ~ " order by edge_key").rows -%}
+  {%- for ds in per -%}
+    {%- set metrics = per[ds] -%}
+    {%- set idx = {} -%}
+    {%- for m in metrics -%}{%- do idx.update({m: loop.index0}) -%}{%- endfor -%}
+    {%- set edges = [] -%}
+    {%- set partners = {} -%}
+    {%- for e in edge_rows if e[1] in idx and e[2] in idx -%}
+      {%- do edges.append([e[0] | int, idx[e[1]], idx[e[2]]]) -%}
+      {%- for pair in [[idx[e[1]], idx[e[2]]], [idx[e[2]], idx[e[1]]]] -%}
+        {%- if pair[0] not in partners -%}{%- do partners.update({pair[0]: []}) -%}{%- endif -%}
+        {%- if pair[1] not in partners[pair[0]] -%}{%- do partners[pair[0]].append(pair[1]) -%}{%- endif -%}
+      {%- endfor -%}
+    {%- endfor -%}
+    {%- if edges | length > 0 -%}
+      {%- do blocks.append({'dataset': ds, 'metrics': metrics, 'edges': edges, 'partners': partners}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+{%- endif -%}
+{{ return({'blocks': blocks, 'num': num.t}) }}
+{%- endmacro %}
+
+
+{% macro wag_insert_wide_month_snapshots(relation, series, months, bits) -%}
+{#-
+  The month-end snapshots of correlations_population_snapshots by the wide form, sharing the work
+  that does not depend on the cut-off (issue 31): per dataset, once, temp tables of its rows, its
+  (subject, day) rows with every metric's value as a column, and its tie groups per month (count and
+  missing fields); then per month-end s one INSERT that ranks the tie groups of months <= s (a
+  window over a few thousand groups), looks each metric's corrected ranks up by value and sums each
+  edge's Pearson sums over the (subject, day) rows <= s. The same values as a pass over the rows
+  <= s (wag_wide_sums with where day <= s). months: rows (dataset, snapshot_day as text), ordered.
+  Logs each snapshot.
+-#}
+{%- set F = (127 // bits) | int -%}
+{%- set mask = 2 ** bits - 1 -%}
+{%- set per = {} -%}
+{%- for row in months -%}
+  {%- if row[0] not in per -%}{%- do per.update({row[0]: []}) -%}{%- endif -%}
+  {%- do per[row[0]].append(row[1]) -%}
+{%- endfor -%}
+{%- set done = namespace(n=0) -%}
+{%- for ds in per -%}
+  {%- set last_cut = per[ds] | max -%}
+  {%- set where = "dataset = " ~ wag_sql_string(ds) ~ " and day <= cast('" ~ last_cut ~ "' as date)" -%}
+  {%- set info = wag_wide_blocks(series, where, bits) -%}
+  {%- for blk in info['blocks'] -%}
+    {%- set M = blk['metrics'] | length -%}
+    {%- set W = ((M + F - 1) // F) | int -%}
+    {%- set P = blk['partners'] -%}
+    {%- set prep -%}
+      create or replace temp table wag_snap_rows as
+      select v.subject_key, v.day, last_day(v.day) as month_end, m.midx, v.value
+      from {{ series }} as v
+      inner join (values {% for m in blk['metrics'] %}({{ wag_sql_string(m) }}, {{ loop.index0 }}){% if not loop.last %}, {% endif %}{% endfor %}) as m(metric_id, midx)
+          on m.metric_id = v.metric_id
+      where v.value is not null and ({{ where }});
+      create or replace temp table wag_snap_days as
+      select subject_key, day{% for w in range(W) %},
+             coalesce(sum(cast(1 as hugeint) << ({{ bits }} * (midx % {{ F }}))) filter (where midx // {{ F }} = {{ w }}), 0) as p{{ w }}{% endfor %}
+      from wag_snap_rows
+      group by subject_key, day;
+      create or replace temp table wag_snap_groups as
+      select r.midx, r.value, r.month_end, count(*) as c{% for w in range(W) %},
+{%- set full = namespace(v=0) -%}
+{%- for pos in range([F, M - w * F] | min) -%}{%- set full.v = full.v + 2 ** (bits * pos) -%}{%- endfor %}
+             sum(cast('{{ full.v }}' as hugeint) - d.p{{ w }}) as m{{ w }}{% endfor %}
+      from wag_snap_rows as r
+      inner join wag_snap_days as d on d.subject_key = r.subject_key and d.day = r.day
+      group by r.midx, r.value, r.month_end;
+      create or replace temp table wag_snap_wide as
+      select d.subject_key, d.day{% for i in P %}, t{{ i }}.v{{ i }}{% endfor %}
+      from wag_snap_days as d
+{%- for i in P %}
+      left join (select subject_key, day, value as v{{ i }} from wag_snap_rows where midx = {{ i }}) as t{{ i }}
+          on t{{ i }}.subject_key = d.subject_key and t{{ i }}.day = d.day
+{%- endfor %};
+    {%- endset -%}
+    {%- do run_query(prep) -%}
+    {%- for cut in per[ds] -%}
+      {%- set cutoff = "cast('" ~ cut ~ "' as date)" -%}
+      {%- set insert_sql -%}
+        insert into {{ relation }}
+        with ws_ranks as (
+            select midx, value{% for j in range(M) %},
+                   cast(r2 - ((c{{ j // F }} >> {{ bits * (j % F) }}) & {{ mask }}) as {{ info['num'] }}) as x{{ j }}{% endfor %}
+            from (
+                select midx, value, 2 * sum(c) over w - c + 1 as r2{% for w in range(W) %},
+                       2 * sum(m{{ w }}) over w - m{{ w }} as c{{ w }}{% endfor %}
+                from (
+                    select midx, value, sum(c) as c{% for w in range(W) %}, sum(m{{ w }}) as m{{ w }}{% endfor %}
+                    from wag_snap_groups
+                    where month_end <= {{ cutoff }}
+                    group by midx, value
+                ) as g
+                window w as (partition by midx order by value rows between unbounded preceding and current row)
+            ) as running
+        ),
+
+        ws_wide as (
+            select d.subject_key, d.day{% for i in P %}{% for j in P[i] %}, k{{ i }}.x{{ j }} as x{{ i }}_{{ j }}{% endfor %}{% endfor %}
+            from (select * from wag_snap_wide where day <= {{ cutoff }}) as d
+{%- for i in P %}
+            left join (select value{% for j in P[i] %}, x{{ j }}{% endfor %} from ws_ranks where midx = {{ i }}) as k{{ i }}
+                on k{{ i }}.value = d.v{{ i }}
+{%- endfor %}
+        ),
+
+        ws_subject_sums as (
+            select subject_key{% for e in blk['edges'] %}{% set a = 'x' ~ e[1] ~ '_' ~ e[2] %}{% set b = 'x' ~ e[2] ~ '_' ~ e[1] %},
+                   count({{ a }} * {{ b }}) as n{{ loop.index0 }},
+                   sum({{ a }} * {{ a }} + 0 * {{ b }}) as saa{{ loop.index0 }},
+                   sum({{ b }} * {{ b }} + 0 * {{ a }}) as sbb{{ loop.index0 }},
+                   sum({{ a }} * {{ b }}) as sab{{ loop.index0 }}{% endfor %}
+            from ws_wide
+            group by subject_key
+        ),
+
+        ws_long as (
+            select subject_key, unnest([{% for e in blk['edges'] %}{'edge_key': {{ e[0] }}, 'n': n{{ loop.index0 }}, 'saa': cast(saa{{ loop.index0 }} as hugeint), 'sbb': cast(sbb{{ loop.index0 }} as hugeint), 'sab': cast(sab{{ loop.index0 }} as hugeint)}{% if not loop.last %}, {% endif %}{% endfor %}], recursive := true)
+            from ws_subject_sums
+        ),
+
+        ws_sums as (
+            select edge_key, cast(sum(n) as hugeint) as n, count(*) as n_subjects,
+                   cast(sum(n) * (sum(n) + 1) as hugeint) as s_a, cast(sum(n) * (sum(n) + 1) as hugeint) as s_b,
+                   sum(saa) as s_aa, sum(sbb) as s_bb, sum(sab) as s_ab
+            from ws_long
+            where n > 0
+            group by edge_key
+        ),
+
+        snapshot_pooled as (
+            select {{ wag_sql_string(ds) }} as dataset, cast(edge_key as integer) as edge_key, n, n_subjects,
+                   {{ wag_rho_from_sums('n', 's_a', 's_b', 's_aa', 's_bb', 's_ab') }} as rho_unchecked,
+                   {{ wag_variance_reason('n', 's_a', 's_b', 's_aa', 's_bb') }} as variance_reason
+            from ws_sums
+        )
+        {{ wag_population_snapshot_select('snapshot_pooled', cutoff, 'false') }}
+      {%- endset -%}
+      {%- do run_query(insert_sql) -%}
+      {%- set done.n = done.n + 1 -%}
+      {{ log("correlations_population_snapshots: " ~ ds ~ " snapshot " ~ cut ~ " (" ~ done.n ~ " of " ~ months | length ~ ", wide, shared across month-ends)", info=true) }}
+    {%- endfor -%}
+    {%- do run_query("drop table if exists wag_snap_rows; drop table if exists wag_snap_days; drop table if exists wag_snap_groups; drop table if exists wag_snap_wide") -%}
+  {%- endfor -%}
+{%- endfor -%}
 {%- endmacro %}

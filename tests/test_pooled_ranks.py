@@ -24,7 +24,7 @@ TOL = 1e-9
 
 METHODS = {
     "packed": "{corrected_ranks: packed}",                      # pooled sums from one row per (subject, day)
-    "packed_join": "{corrected_ranks: packed, pooled_form: join}",  # pooled sums from the (edge, day) join
+    "packed_join": "{corrected_ranks: packed, pooled_form: join, individual_form: join}",  # pooled sums from the (edge, day) join
     "paired_value_counts": "{corrected_ranks: paired, pooled_ranks: value_counts}",
     "paired_window": "{corrected_ranks: paired, pooled_ranks: window}",
 }
