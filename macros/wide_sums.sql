@@ -249,71 +249,74 @@ select * from (
 {%- endfor %};
     {%- endset -%}
     {%- do run_query(prep) -%}
-    {%- for cut in per[ds] -%}
-      {%- set cutoff = "cast('" ~ cut ~ "' as date)" -%}
-      {%- set insert_sql -%}
+    {%- set insert_sql -%}
         insert into {{ relation }}
-        with ws_ranks as (
-            select midx, value{% for j in range(M) %},
+        with ws_cuts as (
+            select cast(snapshot_day as date) as snapshot_day
+            from (values {% for cut in per[ds] %}('{{ cut }}'){% if not loop.last %}, {% endif %}{% endfor %}) as c(snapshot_day)
+        ),
+
+        ws_ranks as (
+            -- per month-end s: the tie groups of the months <= s ranked
+            select snapshot_day, midx, value{% for j in range(M) %},
                    cast(r2 - ((c{{ j // F }} >> {{ bits * (j % F) }}) & {{ mask }}) as {{ info['num'] }}) as x{{ j }}{% endfor %}
             from (
-                select midx, value, 2 * sum(c) over w - c + 1 as r2{% for w in range(W) %},
+                select snapshot_day, midx, value, 2 * sum(c) over w - c + 1 as r2{% for w in range(W) %},
                        2 * sum(m{{ w }}) over w - m{{ w }} as c{{ w }}{% endfor %}
                 from (
-                    select midx, value, sum(c) as c{% for w in range(W) %}, sum(m{{ w }}) as m{{ w }}{% endfor %}
-                    from wag_snap_groups
-                    where month_end <= {{ cutoff }}
-                    group by midx, value
+                    select s.snapshot_day, g.midx, g.value, sum(g.c) as c{% for w in range(W) %}, sum(g.m{{ w }}) as m{{ w }}{% endfor %}
+                    from wag_snap_groups as g
+                    inner join ws_cuts as s on g.month_end <= s.snapshot_day
+                    group by s.snapshot_day, g.midx, g.value
                 ) as g
-                window w as (partition by midx order by value rows between unbounded preceding and current row)
+                window w as (partition by snapshot_day, midx order by value rows between unbounded preceding and current row)
             ) as running
         ),
 
         ws_wide as (
-            select d.subject_key, d.day{% for i in P %}{% for j in P[i] %}, k{{ i }}.x{{ j }} as x{{ i }}_{{ j }}{% endfor %}{% endfor %}
-            from (select * from wag_snap_wide where day <= {{ cutoff }}) as d
+            -- each (subject, day) row once per month-end s >= its day
+            select d.snapshot_day, d.subject_key{% for i in P %}{% for j in P[i] %}, k{{ i }}.x{{ j }} as x{{ i }}_{{ j }}{% endfor %}{% endfor %}
+            from (select s.snapshot_day, w.* from wag_snap_wide as w inner join ws_cuts as s on w.day <= s.snapshot_day) as d
 {%- for i in P %}
-            left join (select value{% for j in P[i] %}, x{{ j }}{% endfor %} from ws_ranks where midx = {{ i }}) as k{{ i }}
-                on k{{ i }}.value = d.v{{ i }}
+            left join (select snapshot_day, value{% for j in P[i] %}, x{{ j }}{% endfor %} from ws_ranks where midx = {{ i }}) as k{{ i }}
+                on k{{ i }}.snapshot_day = d.snapshot_day and k{{ i }}.value = d.v{{ i }}
 {%- endfor %}
         ),
 
         ws_subject_sums as (
-            select subject_key{% for e in blk['edges'] %}{% set a = 'x' ~ e[1] ~ '_' ~ e[2] %}{% set b = 'x' ~ e[2] ~ '_' ~ e[1] %},
+            select snapshot_day, subject_key{% for e in blk['edges'] %}{% set a = 'x' ~ e[1] ~ '_' ~ e[2] %}{% set b = 'x' ~ e[2] ~ '_' ~ e[1] %},
                    count({{ a }} * {{ b }}) as n{{ loop.index0 }},
                    sum({{ a }} * {{ a }} + 0 * {{ b }}) as saa{{ loop.index0 }},
                    sum({{ b }} * {{ b }} + 0 * {{ a }}) as sbb{{ loop.index0 }},
                    sum({{ a }} * {{ b }}) as sab{{ loop.index0 }}{% endfor %}
             from ws_wide
-            group by subject_key
+            group by snapshot_day, subject_key
         ),
 
         ws_long as (
-            select subject_key, unnest([{% for e in blk['edges'] %}{'edge_key': {{ e[0] }}, 'n': n{{ loop.index0 }}, 'saa': cast(saa{{ loop.index0 }} as hugeint), 'sbb': cast(sbb{{ loop.index0 }} as hugeint), 'sab': cast(sab{{ loop.index0 }} as hugeint)}{% if not loop.last %}, {% endif %}{% endfor %}], recursive := true)
+            select snapshot_day, subject_key, unnest([{% for e in blk['edges'] %}{'edge_key': {{ e[0] }}, 'n': n{{ loop.index0 }}, 'saa': cast(saa{{ loop.index0 }} as hugeint), 'sbb': cast(sbb{{ loop.index0 }} as hugeint), 'sab': cast(sab{{ loop.index0 }} as hugeint)}{% if not loop.last %}, {% endif %}{% endfor %}], recursive := true)
             from ws_subject_sums
         ),
 
         ws_sums as (
-            select edge_key, cast(sum(n) as hugeint) as n, count(*) as n_subjects,
+            select snapshot_day, edge_key, cast(sum(n) as hugeint) as n, count(*) as n_subjects,
                    cast(sum(n) * (sum(n) + 1) as hugeint) as s_a, cast(sum(n) * (sum(n) + 1) as hugeint) as s_b,
                    sum(saa) as s_aa, sum(sbb) as s_bb, sum(sab) as s_ab
             from ws_long
             where n > 0
-            group by edge_key
+            group by snapshot_day, edge_key
         ),
 
         snapshot_pooled as (
-            select {{ wag_sql_string(ds) }} as dataset, cast(edge_key as integer) as edge_key, n, n_subjects,
+            select {{ wag_sql_string(ds) }} as dataset, snapshot_day, cast(edge_key as integer) as edge_key, n, n_subjects,
                    {{ wag_rho_from_sums('n', 's_a', 's_b', 's_aa', 's_bb', 's_ab') }} as rho_unchecked,
                    {{ wag_variance_reason('n', 's_a', 's_b', 's_aa', 's_bb') }} as variance_reason
             from ws_sums
         )
-        {{ wag_population_snapshot_select('snapshot_pooled', cutoff, 'false') }}
-      {%- endset -%}
-      {%- do run_query(insert_sql) -%}
-      {%- set done.n = done.n + 1 -%}
-      {{ log("correlations_population_snapshots: " ~ ds ~ " snapshot " ~ cut ~ " (" ~ done.n ~ " of " ~ months | length ~ ", wide, shared across month-ends)", info=true) }}
-    {%- endfor -%}
+        {{ wag_population_snapshot_select('snapshot_pooled', 'r.snapshot_day', 'false') }}
+    {%- endset -%}
+    {%- do run_query(insert_sql) -%}
+    {{ log("correlations_population_snapshots: " ~ ds ~ " " ~ per[ds] | length ~ " month-end snapshots in one statement (wide, shared)", info=true) }}
     {%- do run_query("drop table if exists wag_snap_rows; drop table if exists wag_snap_days; drop table if exists wag_snap_groups; drop table if exists wag_snap_wide") -%}
   {%- endfor -%}
 {%- endfor -%}
