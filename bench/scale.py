@@ -210,6 +210,7 @@ def main() -> None:
                "pandas_s": round(pandas_s, 1),
                "build_wall_s": round(b["wall_s"], 1), "peak_rss_gb": round(b["peak_rss_gb"], 2),
                "correlation_models_s": round(corr_s, 1),
+               "correlation_models_each_s": {m: round(b["models"].get(m, 0.0), 2) for m in CORRELATION_MODELS},
                "ratio_correlations_vs_pandas": round(pandas_s / corr_s, 2) if corr_s else None,
                "ratio_build_vs_pandas": round(b["wall_s"] / pandas_s, 2),
                "retrieve_ms": ret_ms,
