@@ -259,7 +259,7 @@ select dataset, subject_key, edge_key, n,
        case when n < {{ var('min_samples') }} then 'n_below_min'
             else {{ wag_variance_reason('n', 's_a', 's_b', 's_aa', 's_bb') }} end as null_reason
 from (
-{%- if var('individual_form', 'wide') == 'wide' and '__dbt__cte__' not in (series | string) %}
+{%- if var('individual_form', 'wide') == 'wide' and '__dbt__cte__' not in (series | string) and wag_wide_fits(series, where) %}
 {{ wag_wide_sums(series, where, 'individual', L['bits']) }}
 {%- else %}
 {{ wag_edge_rank_sums(series, 'individual', where, L) }}
@@ -273,7 +273,7 @@ select dataset, edge_key, n, n_subjects,
 from (
     -- the pooled sums are the sums of the subjects' partial sums; a subject contributes pairs iff it
     -- has a row here
-{%- if var('pooled_form', 'wide') == 'wide' and '__dbt__cte__' not in (series | string) %}
+{%- if var('pooled_form', 'wide') == 'wide' and '__dbt__cte__' not in (series | string) and wag_wide_fits(series, where) %}
     -- (not in dbt unit tests, whose input is a CTE the run-time metric list cannot query)
     -- one row per (subject, day) with every metric's rank and corrections (macros/wide_sums.sql)
 {{ wag_wide_sums(series, where, 'pooled', L['bits']) }}

@@ -88,7 +88,7 @@ from snapshot_checked
         ~ " and s.snapshot_day = p.month_end and not s.is_full_history)"
         ~ " order by 1, 2") -%}
     {%- set layout = wag_corrected_rank_layout(series, 'pooled') -%}
-    {%- if layout['method'] == 'packed' and var('pooled_form', 'wide') == 'wide' -%}
+    {%- if layout['method'] == 'packed' and var('pooled_form', 'wide') == 'wide' and wag_wide_fits(series) -%}
       {#- the wide form: the cut-off-independent work once per dataset (macros/wide_sums.sql) -#}
       {%- do wag_insert_wide_month_snapshots(relation, series, months.rows, layout['bits']) -%}
     {%- else -%}

@@ -321,3 +321,17 @@ select * from (
   {%- endfor -%}
 {%- endfor -%}
 {%- endmacro %}
+
+
+{% macro wag_wide_fits(series, where='true') -%}
+{#- Whether the wide form's per-metric join build sides fit: the rows of `series` satisfying `where` x
+    the largest possible number of partners (metrics - 1) x 8 bytes at most var wide_max_bytes
+    (default 1.2e9). At 2,000 subjects (16.5 M rows) the wide form ran out of DuckDB's 3 GB
+    (bench/RESULTS.md, issue 31); above the bound the join form is used (same values). True before
+    execution and for dbt unit tests (CTE inputs). -#}
+  {%- if not execute or '__dbt__cte__' in (series | string) -%}{{ return(true) }}{%- endif -%}
+  {%- set row = run_query("select count(*), count(distinct metric_id) from " ~ series
+                          ~ " where value is not null and (" ~ where ~ ")").rows[0] -%}
+  {%- set need = (row[0] | int) * ([(row[1] | int) - 1, 1] | max) * 8 -%}
+  {{ return(need <= var('wide_max_bytes', 1200000000) | float) }}
+{%- endmacro %}
