@@ -20,15 +20,15 @@
   elements (stg_apple_health__records, locator = line in export.xml). The generic blocks are
   built by wag_rejections / wag_check_day / wag_check_number (macros/quarantine.sql).
 -#}
-{%- set sleep_glob = 'pmdata/*/fitbit/sleep.json' -%}
-{%- set rhr_glob = 'pmdata/*/fitbit/resting_heart_rate.json' -%}
-{%- set wellness_glob = 'pmdata/*/pmsys/wellness.csv' -%}
-{%- set score_glob = 'pmdata/*/fitbit/sleep_score.csv' -%}
-{%- set srpe_glob = 'pmdata/*/pmsys/srpe.csv' -%}
-{%- set globem_surveys = [('globem/*/SurveyData/ema.csv', ['phq4_EMA', 'phq4_anxiety_EMA', 'phq4_depression_EMA',
+{%- set sleep_glob = wag_source_glob('pmdata_raw', 'fitbit_sleep') -%}
+{%- set rhr_glob = wag_source_glob('pmdata_raw', 'fitbit_resting_heart_rate') -%}
+{%- set wellness_glob = wag_source_glob('pmdata_raw', 'pmsys_wellness') -%}
+{%- set score_glob = wag_source_glob('pmdata_raw', 'fitbit_sleep_score') -%}
+{%- set srpe_glob = wag_source_glob('pmdata_raw', 'pmsys_srpe') -%}
+{%- set globem_surveys = [(wag_source_glob('globem_raw', 'ema'), ['phq4_EMA', 'phq4_anxiety_EMA', 'phq4_depression_EMA',
                            'pss4_EMA', 'positive_affect_EMA', 'negative_affect_EMA']),
-                          ('globem/*/SurveyData/dep_weekly.csv', ['feel_anxious', 'feel_depressed']),
-                          ('globem/*/SurveyData/pre.csv', ['BFI10_extroversion_PRE', 'BFI10_agreeableness_PRE',
+                          (wag_source_glob('globem_raw', 'dep_weekly'), ['feel_anxious', 'feel_depressed']),
+                          (wag_source_glob('globem_raw', 'pre'), ['BFI10_extroversion_PRE', 'BFI10_agreeableness_PRE',
                            'BFI10_conscientiousness_PRE', 'BFI10_neuroticism_PRE', 'BFI10_openness_PRE'])] -%}
 {%- set root = var('data_dir') | string -%}
 {%- set sleep_numbers = ['minutesToFallAsleep', 'minutesAsleep', 'minutesAwake', 'minutesAfterWakeup',
@@ -187,9 +187,9 @@ from (
 {%- endfor %}
 
 {#- ---- PMData: per-minute steps / distance, daily activity minutes, heart-rate zones, exercise ---- -#}
-{%- set json_days = [('pmdata/*/fitbit/steps.json', 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
-                     ('pmdata/*/fitbit/distance.json', 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
-                     ('pmdata/*/fitbit/*_minutes.json', 'date', 'YYYY-MM-DD[ HH:MM:SS]')] -%}
+{%- set json_days = [(wag_source_glob('pmdata_raw', 'fitbit_steps'), 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
+                     (wag_source_glob('pmdata_raw', 'fitbit_distance'), 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
+                     (wag_source_glob('pmdata_raw', 'fitbit_activity_minutes'), 'date', 'YYYY-MM-DD[ HH:MM:SS]')] -%}
 {%- for glob, kind, format in json_days if wag_files_exist(glob) %}
 {%- set rel -%}
 (select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw_json,
@@ -202,7 +202,7 @@ from (
         + ([wag_check_nonnegative('v', 'value')] if kind == 'timestamp' else []))) %}
 {%- endfor %}
 
-{%- set zones_glob = 'pmdata/*/fitbit/time_in_heart_rate_zones.json' -%}
+{%- set zones_glob = wag_source_glob('pmdata_raw', 'fitbit_time_in_heart_rate_zones') -%}
 {%- if wag_files_exist(zones_glob) %}
 {%- set rel -%}
 (select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw_json,
@@ -219,7 +219,7 @@ from (
          wag_reject_if(bad_zone, 'value.valuesInZones has a zone that is not a number', 'zones')])) %}
 {%- endif %}
 
-{%- set exercise_glob = 'pmdata/*/fitbit/exercise.json' -%}
+{%- set exercise_glob = wag_source_glob('pmdata_raw', 'fitbit_exercise') -%}
 {%- if wag_files_exist(exercise_glob) %}
 {%- set rel -%}
 (select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw_json,
@@ -233,7 +233,7 @@ from (
          wag_check_number('duration', 'duration'), wag_check_number('vo2_max', 'vo2Max.vo2Max')])) %}
 {%- endif %}
 
-{%- set reporting_glob = 'pmdata/*/googledocs/reporting.csv' -%}
+{%- set reporting_glob = wag_source_glob('pmdata_raw', 'googledocs_reporting') -%}
 {%- if wag_files_exist(reporting_glob) %}
 {%- set rel -%}
 (select *, {{ wag_file_row_number() }} as n
@@ -245,7 +245,7 @@ from (
          wag_check_day(wag_q('timestamp'), 'timestamp', 'dmy_timestamp', 'DD/MM/YYYY HH:MM:SS', required=false)])) %}
 {%- endif %}
 
-{%- set injury_glob = 'pmdata/*/pmsys/injury.csv' -%}
+{%- set injury_glob = wag_source_glob('pmdata_raw', 'pmsys_injury') -%}
 {%- if wag_files_exist(injury_glob) %}
 {%- set rel -%}
 (select *, {{ wag_file_row_number() }} as n
@@ -256,7 +256,7 @@ from (
 {%- endif %}
 
 {#- ---- LifeSnaps: the daily Fitbit + SEMA table (stg_lifesnaps__daily, __wear_time), scored surveys ---- -#}
-{%- set daily_csv = 'lifesnaps/rais_anonymized/csv_rais_anonymized/daily_fitbit_sema_df_unprocessed.csv' -%}
+{%- set daily_csv = wag_source_glob('lifesnaps_raw', 'daily_fitbit_sema_df_unprocessed') -%}
 {%- if wag_files_exist(daily_csv) %}
 {#- the numeric columns the two models read (bmi is read as text when it is not a number: '<19') -#}
 {%- set daily_numbers = ['sleep_duration', 'minutesAsleep', 'minutesAwake', 'minutesToFallAsleep', 'minutesAfterWakeup',
@@ -278,13 +278,12 @@ from (
         wag_fields_text(['id', 'date'] + daily_numbers), checks)) %}
 {%- endif %}
 
-{%- set survey_dir = 'lifesnaps/rais_anonymized/scored_surveys/' -%}
 {%- for name, numbers in [('panas', ['positive_affect_score', 'negative_affect_score']), ('stai', ['stai_stress']),
                           ('personality', ['extraversion', 'agreeableness', 'conscientiousness', 'stability', 'intellect'])]
-    if wag_files_exist(survey_dir ~ name ~ '.csv') %}
+    if wag_files_exist(wag_source_glob('lifesnaps_raw', name)) %}
 {%- set rel -%}
 (select *, {{ wag_file_row_number() }} as n
- from {{ wag_read_csv(survey_dir ~ name ~ '.csv', "all_varchar = true, delim = ',', quote = '\"'") }})
+ from {{ wag_read_csv(wag_source_glob('lifesnaps_raw', name), "all_varchar = true, delim = ',', quote = '\"'") }})
 {%- endset %}
 {%- set checks = [wag_reject_if(wag_is_blank('user_id'), 'empty user_id'),
                   wag_check_day('submitdate', 'submitdate', 'date', 'YYYY-MM-DD')] -%}
@@ -295,11 +294,11 @@ from (
 {%- endfor %}
 
 {#- ---- IFH Affect: Oura sleep.csv and activity.csv ('null' is Oura's "no value", not a rejection) ---- -#}
-{%- set ifh_files = [('ifh_affect/par_*/oura/sleep.csv', ['duration', 'total', 'awake', 'light', 'rem', 'deep',
+{%- set ifh_files = [(wag_source_glob('ifh_affect_raw', 'oura_sleep'), ['duration', 'total', 'awake', 'light', 'rem', 'deep',
                         'onset_latency', 'midpoint_time', 'efficiency', 'score', 'hr_lowest', 'hr_average', 'rmssd',
                         'breath_average', 'temperature_delta', 'bedtime_start_midnight_delta',
                         'bedtime_end_midnight_delta']),
-                     ('ifh_affect/par_*/oura/activity.csv', ['steps', 'cal_total', 'daily_movement', 'low', 'medium',
+                     (wag_source_glob('ifh_affect_raw', 'oura_activity'), ['steps', 'cal_total', 'daily_movement', 'low', 'medium',
                         'high', 'inactive', 'rest', 'non_wear'])] -%}
 {%- for glob, numbers in ifh_files if wag_files_exist(glob) %}
 {%- set rel -%}
@@ -314,12 +313,12 @@ from (
 {%- endfor %}
 
 {#- ---- GLOBEM feature files: the allday columns of globem_feature_files (macros/globem.sql) ---- -#}
-{%- for sensor, spec in globem_feature_files().items() if wag_files_exist('globem/*/FeatureData/' ~ sensor ~ '.csv') %}
+{%- for sensor, spec in globem_feature_files().items() if wag_files_exist(wag_source_glob('globem_raw', sensor)) %}
 {%- set columns = [] -%}
 {%- for f in spec.features %}{% do columns.append(spec.prefix ~ f ~ ':allday') %}{% endfor -%}
 {%- set rel -%}
 (select filename, pid, {{ wag_q('date') }}, {% for c in columns %}{{ wag_q(c) }}, {% endfor %}{{ wag_file_row_number() }} as n
- from {{ wag_read_csv('globem/*/FeatureData/' ~ sensor ~ '.csv',
+ from {{ wag_read_csv(wag_source_glob('globem_raw', sensor),
                       "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'") }})
 {%- endset %}
 {%- set checks = [wag_check_day(wag_q('date'), 'date', 'date', 'YYYY-MM-DD')] -%}

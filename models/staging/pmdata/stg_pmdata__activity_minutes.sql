@@ -18,7 +18,7 @@
   * dateTime and value are parsed by the macros of macros/quarantine.sql; an element whose dateTime
     is not a date or whose value is not a number is listed in raw_rejected.
 -#}
-{%- set minutes_glob = 'pmdata/*/fitbit/*_minutes.json' -%}
+{%- set minutes_glob = wag_source_glob('pmdata_raw', 'fitbit_activity_minutes') -%}
 {%- if wag_files_exist(minutes_glob) %}
 with raw as (
     select

@@ -16,7 +16,7 @@
     '.000', 'Z' read); a bout without a readable startTime, or with a duration / vo2Max that is not
     a number, is listed in raw_rejected.
 -#}
-{%- set exercise_glob = 'pmdata/*/fitbit/exercise.json' -%}
+{%- set exercise_glob = wag_source_glob('pmdata_raw', 'fitbit_exercise') -%}
 {%- if wag_files_exist(exercise_glob) %}
 with raw as (
     select

@@ -13,7 +13,7 @@
   * dateTime and value are parsed by the macros of macros/quarantine.sql; an element with no
     readable dateTime or a value that is not a number is listed in raw_rejected.
 -#}
-{%- set rhr_glob = 'pmdata/*/fitbit/resting_heart_rate.json' -%}
+{%- set rhr_glob = wag_source_glob('pmdata_raw', 'fitbit_resting_heart_rate') -%}
 {%- if wag_files_exist(rhr_glob) %}
 with raw as (
     select

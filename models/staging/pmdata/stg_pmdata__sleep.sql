@@ -31,7 +31,7 @@
     logs (max 3.5 min). Times are naive local wall clock (the DST night is not corrected).
     A log without levels.data gives no midpoint row.
 -#}
-{%- set sleep_glob = 'pmdata/*/fitbit/sleep.json' -%}
+{%- set sleep_glob = wag_source_glob('pmdata_raw', 'fitbit_sleep') -%}
 {%- if wag_files_exist(sleep_glob) %}
 with raw as (
     select
