@@ -84,3 +84,18 @@ def test_no_model_writes_a_raw_glob_itself():
 
 def _strip_jinja_comments(text: str) -> str:
     return re.sub(r"\{#.*?#\}", "", text, flags=re.S)
+
+
+def test_column_docs_reach_the_duckdb_file(built_db, manifest):
+    # persist_docs (dbt_project.yml): an analyst opening wag.duckdb sees the yml descriptions as comments
+    import duckdb
+
+    with duckdb.connect(str(built_db), read_only=True) as con:
+        comments = dict(con.execute(
+            "select table_name, comment from duckdb_columns() where column_name = 'q_prior'").fetchall())
+        table_comment = con.execute(
+            "select comment from duckdb_tables() where table_name = 'edge_weights'").fetchone()[0]
+    documented = _model(manifest, "edge_weights")["columns"]["q_prior"]["description"]
+    assert documented.strip()
+    assert comments.get("edge_weights") == documented
+    assert table_comment == _model(manifest, "edge_weights")["description"]
