@@ -99,3 +99,25 @@ def test_column_docs_reach_the_duckdb_file(built_db, manifest):
     assert documented.strip()
     assert comments.get("edge_weights") == documented
     assert table_comment == _model(manifest, "edge_weights")["description"]
+
+
+def test_recurring_columns_share_one_description(manifest):
+    # doc blocks (models/docs.md): a recurring column starts with its one shared description, then says
+    # what is particular to the model. Fitbit / Apple Health staging and the wide reader's raw columns
+    # (raw_field = a CSV header, value in the source's unit) are outside this rule.
+    docs = {d["name"]: d["block_contents"] for d in manifest["docs"].values() if d["package_name"] == "wag"}
+    assert {"subject_id", "day", "metric_id", "dataset", "value", "raw_field"} <= docs.keys()
+    checked, off = 0, []
+    for node in manifest["nodes"].values():
+        path = node["original_file_path"]
+        if node["resource_type"] != "model" or "/fitbit/" in path or "/apple_health/" in path:
+            continue
+        for name, col in node["columns"].items():
+            block = "stg_value" if name == "value" and "/staging/" in path else name
+            if block not in docs or (path.startswith("models/staging/wide/") and name in ("raw_field", "value")):
+                continue
+            checked += 1
+            if not col["description"].startswith(docs[block]):
+                off.append(f"{node['name']}.{name}")
+    assert checked >= 100
+    assert off == []
