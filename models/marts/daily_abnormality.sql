@@ -2,13 +2,14 @@
 -- Grain: one row per (dataset, subject_id, metric_id, day) for every calendar day of the subject's
 -- period T_s and every numeric metric the subject has data for (a date spine, so windows are
 -- calendar days, not rows).
---   z_t        = |v_t - mu| / sigma                 (mu, sigma: subject_metric_stats, whole history)
+--   z_t        = |v_t - mu| / sigma                 (mu, sigma: subject_metric_stats, whole history;
+--                macro wag_abnormality_z, the one definition of the score, macros/abnormality.sql)
 --   zeta_k     = mean of z over the days of [t - k + 1, t] that have data (n_w of them), 12 decimals
 --   zeta_all   = mean of z over every day up to t
 --   NULL when n_w = 0 or sigma is 0 / undefined (never NaN or inf).
 --   level_k    = tertile of zeta_k within the (subject, metric): low <= p33 < medium <= p66 < high
 --                (quantile_cont = linear interpolation, over the days that have a value: the
---                samples of §4); 'missing' where v_t itself is missing.
+--                samples of §4); 'missing' where v_t itself is missing (macro wag_abnormal_level).
 -- Memory (2,000 subjects x 28 metrics x 365 days fit DuckDB's 4 GB limit): the windows run over narrow
 -- rows (series key, day, value, z) and the names are joined back from `stats` at the end; the tertile
 -- cuts are window aggregates over the series (no second pass over the windowed rows, no join back),
@@ -40,7 +41,7 @@ observed as (
         sp.series_key,
         sp.day,
         v.value,
-        case when sp.sigma > 0 then abs(v.value - sp.mu) / sp.sigma end as z
+        {{ wag_abnormality_z('v.value', 'sp.mu', 'sp.sigma') }} as z
     from spine as sp
     left join {{ ref('metric_values') }} as v
         on v.dataset = sp.dataset and v.subject_id = sp.subject_id
@@ -94,13 +95,8 @@ select
     cast(c.n_w_{{ k }} as integer) as n_w_{{ k }},
     {%- endfor %}
     {%- for k in ['1', '7', '14', '30', 'all'] %}
-    case
-        when c.value is null then 'missing'
-        when c.zeta_{{ k }} is null then null
-        when c.zeta_{{ k }} <= {{ wag_list_item('c.cuts_' ~ k, 1) }} then 'low'
-        when c.zeta_{{ k }} <= {{ wag_list_item('c.cuts_' ~ k, 2) }} then 'medium'
-        else 'high'
-    end as level_{{ k }}{{ ',' if not loop.last }}
+    {{ wag_abnormal_level('c.value', 'c.zeta_' ~ k, wag_list_item('c.cuts_' ~ k, 1), wag_list_item('c.cuts_' ~ k, 2)) }}
+        as level_{{ k }}{{ ',' if not loop.last }}
     {%- endfor %}
 from cuts as c
 inner join stats as s on s.series_key = c.series_key
