@@ -20,12 +20,20 @@
 -- Incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects.
 {{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
           pre_hook="{{ wag_delete_changed_subjects(this) }}") }}
-with stats as (
+with subject_metric_stats as (
+    select * from {{ ref('subject_metric_stats') }}
+),
+
+metric_values as (
+    select * from {{ ref('metric_values') }}
+),
+
+stats as (
     -- series_key: one 64-bit key per (dataset, subject, metric) series; windows partition by it
     select
         dataset, subject_id, metric_id, first_day, last_day, mean_value as mu, sd_value as sigma,
         {{ wag_group_key(['dataset', 'subject_id', 'metric_id']) }} as series_key
-    from {{ ref('subject_metric_stats') }}
+    from subject_metric_stats
     where n_days > 0 and {{ wag_changed_subject_filter('subject_id') }}
 ),
 
@@ -43,7 +51,7 @@ observed as (
         v.value,
         {{ wag_abnormality_z('v.value', 'sp.mu', 'sp.sigma') }} as z
     from spine as sp
-    left join {{ ref('metric_values') }} as v
+    left join metric_values as v
         on v.dataset = sp.dataset and v.subject_id = sp.subject_id
        and v.metric_id = sp.metric_id and v.day = sp.day and v.value is not null
 ),
