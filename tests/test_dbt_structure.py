@@ -121,3 +121,21 @@ def test_recurring_columns_share_one_description(manifest):
                 off.append(f"{node['name']}.{name}")
     assert checked >= 100
     assert off == []
+
+
+def test_docs_generate_keeps_and_does_not_mention_the_incremental_state(built_db, shared_data, tmp_path):
+    # issue 25: `dbt docs generate` renders the on-run-end hooks without running them; it used to print
+    # "incremental state dropped" although nothing was dropped
+    import shutil
+
+    import duckdb
+
+    db = tmp_path / "wag.duckdb"
+    shutil.copyfile(built_db, db)
+    res = run_dbt(["docs", "generate"], db=db, data_dir=shared_data, target=tmp_path / "target")
+    assert res.success, res.exception
+    log = (tmp_path / "target" / "logs" / "dbt.log").read_text()
+    assert "Catalog written" in log
+    assert "incremental state dropped" not in log
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("select count(*) from duckdb_tables() where table_name = 'wag_build_fingerprints'").fetchone()[0] == 1
