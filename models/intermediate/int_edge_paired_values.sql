@@ -7,10 +7,22 @@
 -- Incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects.
 {{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
           pre_hook="{{ wag_delete_changed_subjects(this, 'subject_key', 'subject_key') }}") }}
-with numeric_values as (
+with metric_values as (
+    select * from {{ ref('metric_values') }}
+),
+
+int_subject_keys as (
+    select * from {{ ref('int_subject_keys') }}
+),
+
+int_edge_keys as (
+    select * from {{ ref('int_edge_keys') }}
+),
+
+numeric_values as (
     select k.subject_key, v.dataset, v.metric_id, v.day, v.value
-    from {{ ref('metric_values') }} as v
-    inner join {{ ref('int_subject_keys') }} as k
+    from metric_values as v
+    inner join int_subject_keys as k
         on k.dataset = v.dataset and k.subject_id = v.subject_id
     where v.value is not null and {{ wag_changed_subject_filter('v.subject_id') }}
 )
@@ -22,7 +34,7 @@ select
     a.day,
     a.value as value_a,
     b.value as value_b
-from {{ ref('int_edge_keys') }} as e
+from int_edge_keys as e
 inner join numeric_values as a on a.metric_id = e.node_a
 inner join numeric_values as b
     on b.metric_id = e.node_b

@@ -30,7 +30,7 @@
       (FORMATS.md §4.2, §4.4); the seed maps it to `heart_rate` with a note that it is sleep-only (lower
       than the whole-day mean other datasets give), so heart_rate.csv itself need not be read.
 -#}
-{%- set sleep_glob = 'ifh_affect/par_*/oura/sleep.csv' -%}
+{%- set sleep_glob = wag_source_glob('ifh_affect_raw', 'oura_sleep') -%}
 
 {% if wag_files_exist(sleep_glob) %}
 

@@ -13,7 +13,7 @@
     such days). sleep.json is deliberately not joined.
   * All columns are read as text (no type or date sniffing) and cast here; CRLF and LF both work.
 -#}
-{%- set score_glob = 'pmdata/*/fitbit/sleep_score.csv' -%}
+{%- set score_glob = wag_source_glob('pmdata_raw', 'fitbit_sleep_score') -%}
 {%- if wag_files_exist(score_glob) %}
 with raw as (
     select

@@ -12,7 +12,7 @@
   * Exact duplicate rows are counted once.
   * The session activity names go to the lifelog text (stg_pmdata__reporting), not here.
 -#}
-{%- set srpe_glob = 'pmdata/*/pmsys/srpe.csv' -%}
+{%- set srpe_glob = wag_source_glob('pmdata_raw', 'pmsys_srpe') -%}
 {%- set tz = var('pmdata_timezone', 'Europe/Oslo') -%}
 {%- if wag_files_exist(srpe_glob) %}
 with raw as (

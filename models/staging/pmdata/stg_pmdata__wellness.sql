@@ -23,7 +23,7 @@
     the macros of macros/quarantine.sql; a row whose time or item does not parse is listed in
     raw_rejected (an empty item is missing, not rejected).
 -#}
-{%- set wellness_glob = 'pmdata/*/pmsys/wellness.csv' -%}
+{%- set wellness_glob = wag_source_glob('pmdata_raw', 'pmsys_wellness') -%}
 {%- set tz = var('pmdata_timezone', 'Europe/Oslo') -%}
 {%- if wag_files_exist(wellness_glob) %}
 with raw as (
