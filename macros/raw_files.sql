@@ -57,6 +57,7 @@
   {%- endfor -%}
   {%- if found | length <= 1 -%}{{ return(found[0] if found else wag_data_glob(relative_glob)) }}{%- endif -%}
   {{ return('[' ~ found | join(', ') ~ ']') }}
+{%- endmacro %}
 
 
 {% macro wag_source_glob(source_name, table_name) -%}
