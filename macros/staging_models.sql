@@ -1,6 +1,8 @@
 {% macro wag_staging_models() -%}
-  {#- The staging models that follow the staging contract (DESIGN.md §2):
-      dataset, subject_id, day, raw_field, value (raw unit), value_text.
+  {#- The models that follow the staging contract (DESIGN.md §2):
+      dataset, subject_id, day, raw_field, value (raw unit), value_text: a staging model where staging
+      only renames and casts, or the int_<dataset>__<entity>_unpivoted model where the dataset's rules
+      (de-duplication, day attribution, hypnogram expansion) live in models/intermediate/<dataset>/.
       A new native source adds its model names here and its rows to a raw_field_map seed. -#}
   {{ return([
       'stg_apple_health__quantities',
@@ -22,7 +24,7 @@
       'stg_pmdata__exercise',
       'stg_pmdata__reporting',
       'stg_pmdata__resting_heart_rate',
-      'stg_pmdata__sleep',
+      'int_pmdata__sleep_unpivoted',
       'stg_pmdata__sleep_score',
       'stg_pmdata__srpe',
       'stg_pmdata__steps',

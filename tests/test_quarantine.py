@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from conftest import run_dbt
 from wag_cli.cli import app
 
-MODELS = ["stg_pmdata__sleep", "stg_pmdata__resting_heart_rate", "stg_pmdata__wellness", "stg_globem__ema",
+MODELS = ["+int_pmdata__sleep_unpivoted", "stg_pmdata__resting_heart_rate", "stg_pmdata__wellness", "stg_globem__ema",
           "raw_rejected"]
 
 
@@ -122,11 +122,11 @@ def test_sleep_rejections_and_alternative_spelling(quarantined):
     bad = con.execute("select bad_value, raw_text from raw_rejected where locator like '%9000000004%'").fetchone()
     assert bad[0] == "lots" and '"logId":9000000004' in bad[1].replace(" ", "")
     # the isMainSleep log is read like any main sleep, its 'T…Z' end time included
-    rows = dict(con.execute("select raw_field, value from stg_pmdata__sleep where day = date '2020-04-02'").fetchall())
+    rows = dict(con.execute("select raw_field, value from int_pmdata__sleep_unpivoted where day = date '2020-04-02'").fetchall())
     assert rows["sleep.startTime"] == -50.0 and rows["sleep.endTime"] == 420.0
     assert "sleep.minutesAsleep" in rows
     # the log with a bad minutesAsleep keeps its other fields; the bad one gives no row
-    fields = {r[0] for r in con.execute("select raw_field from stg_pmdata__sleep where day = date '2020-04-04'").fetchall()}
+    fields = {r[0] for r in con.execute("select raw_field from int_pmdata__sleep_unpivoted where day = date '2020-04-04'").fetchall()}
     assert "sleep.timeInBed" in fields and "sleep.minutesAsleep" not in fields
 
 

@@ -25,7 +25,7 @@ import pytest
 from conftest import REPO, run_dbt
 
 MODELS = [
-    "stg_pmdata__sleep",
+    "int_pmdata__sleep_unpivoted",   # the contract rows of sleep.json (rules in models/intermediate/pmdata)
     "stg_pmdata__sleep_score",
     "stg_pmdata__steps",
     "stg_pmdata__distance",
@@ -54,7 +54,7 @@ SEED = REPO / "seeds" / "raw_field_map" / "raw_field_map_pmdata.csv"
 
 def _build(tmp: Path, data_dir: Path, *, with_seed: bool) -> Path:
     db = tmp / "wag.duckdb"
-    select = ["path:models/staging/pmdata"]
+    select = ["path:models/staging/pmdata", "path:models/intermediate/pmdata"]
     if with_seed:
         select.append("raw_field_map_pmdata")
         if (REPO / "seeds" / "metric_catalog.csv").exists():  # the seed's relationships test needs it
@@ -272,18 +272,18 @@ def test_sleep_p01_nights_match_main_sleep_record(pm_db: Path, pm_root: Path, ni
         assert day in main
     rec = main[day]
     sid, d = "pmdata:p01", day.isoformat()
-    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.timeInBed") == rec["timeInBed"]
-    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.efficiency") == rec["efficiency"]
-    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.minutesAsleep") == rec["minutesAsleep"]
-    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.minutesAwake") == rec["minutesAwake"]
-    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.levels.deep.minutes") == rec["levels"]["summary"]["deep"]["minutes"]
-    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.levels.rem.minutes") == rec["levels"]["summary"]["rem"]["minutes"]
-    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.minutesToFallAsleep") == 0
+    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.timeInBed") == rec["timeInBed"]
+    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.efficiency") == rec["efficiency"]
+    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.minutesAsleep") == rec["minutesAsleep"]
+    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.minutesAwake") == rec["minutesAwake"]
+    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.levels.deep.minutes") == rec["levels"]["summary"]["deep"]["minutes"]
+    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.levels.rem.minutes") == rec["levels"]["summary"]["rem"]["minutes"]
+    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.minutesToFallAsleep") == 0
     midnight = datetime.combine(day, datetime.min.time())
     start_min = (_ts(rec["startTime"]) - midnight).total_seconds() / 60
     end_min = (_ts(rec["endTime"]) - midnight).total_seconds() / 60
-    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.startTime") == pytest.approx(start_min)
-    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.endTime") == pytest.approx(end_min)
+    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.startTime") == pytest.approx(start_min)
+    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.endTime") == pytest.approx(end_min)
 
 
 def test_sleep_bedtime_before_midnight_is_negative(pm_db: Path, pm_root: Path):
@@ -294,21 +294,21 @@ def test_sleep_bedtime_before_midnight_is_negative(pm_db: Path, pm_root: Path):
     start = _ts(rec["startTime"])
     expected = -((datetime.combine(day, datetime.min.time()) - start).total_seconds() / 60)
     assert expected < 0
-    assert _one(pm_db, "stg_pmdata__sleep", "pmdata:p01", day.isoformat(), "sleep.startTime") == pytest.approx(expected)
+    assert _one(pm_db, "int_pmdata__sleep_unpivoted", "pmdata:p01", day.isoformat(), "sleep.startTime") == pytest.approx(expected)
 
 
 def test_sleep_one_row_per_wake_up_day_and_no_stage_rows_for_classic_logs(pm_db: Path, pm_root: Path):
     for pid in ("p01", "p03", "p13", "p16"):
         main = _main_sleep(pm_root, pid)
-        got = _series(pm_db, "stg_pmdata__sleep", f"pmdata:{pid}", "sleep.timeInBed")
+        got = _series(pm_db, "int_pmdata__sleep_unpivoted", f"pmdata:{pid}", "sleep.timeInBed")
         assert got == {d: r["timeInBed"] for d, r in main.items()}, pid
-        deep = _series(pm_db, "stg_pmdata__sleep", f"pmdata:{pid}", "sleep.levels.deep.minutes")
+        deep = _series(pm_db, "int_pmdata__sleep_unpivoted", f"pmdata:{pid}", "sleep.levels.deep.minutes")
         assert set(deep) == {d for d, r in main.items() if r["type"] == "stages"}, pid
     classic = [d for d, r in _main_sleep(pm_root, "p03").items() if r["type"] == "classic"]
     assert classic, "p03 has classic main-sleep logs (FORMATS §1.3)"
     d = classic[0].isoformat()
-    assert _one(pm_db, "stg_pmdata__sleep", "pmdata:p03", d, "sleep.levels.light.minutes") is None
-    assert _one(pm_db, "stg_pmdata__sleep", "pmdata:p03", d, "sleep.timeInBed") is not None
+    assert _one(pm_db, "int_pmdata__sleep_unpivoted", "pmdata:p03", d, "sleep.levels.light.minutes") is None
+    assert _one(pm_db, "int_pmdata__sleep_unpivoted", "pmdata:p03", d, "sleep.timeInBed") is not None
 
 
 def _asleep_midpoint(rec: dict) -> float | None:
@@ -334,7 +334,7 @@ def _asleep_midpoint(rec: dict) -> float | None:
 def test_sleep_asleep_midpoint(pm_db: Path, pm_root: Path):
     for pid in ("p01", "p03"):
         main = _main_sleep(pm_root, pid)
-        got = _series(pm_db, "stg_pmdata__sleep", f"pmdata:{pid}", "sleep.levels.asleep_midpoint")
+        got = _series(pm_db, "int_pmdata__sleep_unpivoted", f"pmdata:{pid}", "sleep.levels.asleep_midpoint")
         expected = {d: m for d, r in main.items() if (m := _asleep_midpoint(r)) is not None}
         assert got.keys() == expected.keys(), pid
         for d in expected:
