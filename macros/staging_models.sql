@@ -25,7 +25,7 @@
       'stg_pmdata__reporting',
       'stg_pmdata__resting_heart_rate',
       'int_pmdata__sleep_unpivoted',
-      'stg_pmdata__sleep_score',
+      'int_pmdata__sleep_score_deduplicated',
       'stg_pmdata__srpe',
       'stg_pmdata__steps',
       'stg_pmdata__wellness',

@@ -26,7 +26,7 @@ from conftest import REPO, run_dbt
 
 MODELS = [
     "int_pmdata__sleep_unpivoted",   # the contract rows of sleep.json (rules in models/intermediate/pmdata)
-    "stg_pmdata__sleep_score",
+    "int_pmdata__sleep_score_deduplicated",
     "stg_pmdata__steps",
     "stg_pmdata__distance",
     "stg_pmdata__activity_minutes",
@@ -354,14 +354,14 @@ def test_sleep_score_local_day_and_earliest_score_per_day(pm_db: Path, pm_root: 
             d = date.fromisoformat(r["timestamp"][:10])  # local wall time despite 'Z' (FORMATS §0.3)
             if d not in first or r["timestamp"] < first[d][0]:
                 first[d] = (r["timestamp"], float(r["overall_score"]))
-        got = _series(pm_db, "stg_pmdata__sleep_score", f"pmdata:{pid}", "sleep_score.overall_score")
+        got = _series(pm_db, "int_pmdata__sleep_score_deduplicated", f"pmdata:{pid}", "sleep_score.overall_score")
         assert got == {d: v for d, (_, v) in first.items()}, pid
-    assert _one(pm_db, "stg_pmdata__sleep_score", "pmdata:p01", "2019-11-02", "sleep_score.overall_score") == 79
+    assert _one(pm_db, "int_pmdata__sleep_score_deduplicated", "pmdata:p01", "2019-11-02", "sleep_score.overall_score") == 79
     # p03 2019-12-21: the night (05:51) and an evening nap (23:38) are both scored -> the night's score
     p03 = [r for r in _csv(pm_root, "p03", "fitbit/sleep_score.csv") if r["timestamp"].startswith("2019-12-21")]
     assert len(p03) == 2
     night = min(p03, key=lambda r: r["timestamp"])
-    assert _one(pm_db, "stg_pmdata__sleep_score", "pmdata:p03", "2019-12-21", "sleep_score.overall_score") == float(
+    assert _one(pm_db, "int_pmdata__sleep_score_deduplicated", "pmdata:p03", "2019-12-21", "sleep_score.overall_score") == float(
         night["overall_score"]
     )
 
