@@ -28,6 +28,6 @@
       'int_pmdata__sleep_score_deduplicated',
       'stg_pmdata__srpe',
       'stg_pmdata__steps',
-      'stg_pmdata__wellness',
+      'int_pmdata__wellness_deduplicated',
   ]) }}
 {%- endmacro %}

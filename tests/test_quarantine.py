@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from conftest import run_dbt
 from wag_cli.cli import app
 
-MODELS = ["+int_pmdata__sleep_unpivoted", "stg_pmdata__resting_heart_rate", "stg_pmdata__wellness", "stg_globem__ema",
+MODELS = ["+int_pmdata__sleep_unpivoted", "stg_pmdata__resting_heart_rate", "+int_pmdata__wellness_deduplicated", "stg_globem__ema",
           "raw_rejected"]
 
 

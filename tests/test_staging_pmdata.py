@@ -32,7 +32,7 @@ MODELS = [
     "stg_pmdata__activity_minutes",
     "stg_pmdata__resting_heart_rate",
     "stg_pmdata__exercise",
-    "stg_pmdata__wellness",
+    "int_pmdata__wellness_deduplicated",
     "stg_pmdata__srpe",
     "stg_pmdata__reporting",
 ]
@@ -516,7 +516,7 @@ def test_wellness_local_day_and_last_report(pm_db: Path, pm_root: Path):
         last = _wellness_expected(pm_root, pid)
         for item, (lo, hi) in ranges.items():
             expected = {d: float(v) for d, v in last[item].items() if lo <= float(v) <= hi}
-            got = _series(pm_db, "stg_pmdata__wellness", f"pmdata:{pid}", f"wellness.{item}")
+            got = _series(pm_db, "int_pmdata__wellness_deduplicated", f"pmdata:{pid}", f"wellness.{item}")
             assert got == expected, (pid, item)
     # p03 reported at 23:50 UTC on 2019-11-16 = 00:50 on 2019-11-17 in Oslo, and again at 11:19 UTC on the
     # 17th: both belong to the 17th (the later one wins); the 16th gets nothing from the late report.
@@ -526,14 +526,14 @@ def test_wellness_local_day_and_last_report(pm_db: Path, pm_root: Path):
     assert _local_day(late["effective_time_frame"]).iloc[0] == date(2019, 11, 17)
     later = raw[raw["effective_time_frame"].str.startswith("2019-11-17")]
     assert len(later) == 1
-    assert _one(pm_db, "stg_pmdata__wellness", "pmdata:p03", "2019-11-17", "wellness.readiness") == float(
+    assert _one(pm_db, "int_pmdata__wellness_deduplicated", "pmdata:p03", "2019-11-17", "wellness.readiness") == float(
         later["readiness"].iloc[0]
     )
     utc_16 = raw[_local_day(raw["effective_time_frame"]) == date(2019, 11, 16)]
-    got_16 = _one(pm_db, "stg_pmdata__wellness", "pmdata:p03", "2019-11-16", "wellness.readiness")
+    got_16 = _one(pm_db, "int_pmdata__wellness_deduplicated", "pmdata:p03", "2019-11-16", "wellness.readiness")
     assert got_16 == (float(utc_16["readiness"].iloc[-1]) if len(utc_16) else None)
     # 2020-03-30T23:06Z is 01:06 on 2020-03-31 (CEST)
-    assert _one(pm_db, "stg_pmdata__wellness", "pmdata:p03", "2020-03-31", "wellness.fatigue") == float(
+    assert _one(pm_db, "int_pmdata__wellness_deduplicated", "pmdata:p03", "2020-03-31", "wellness.fatigue") == float(
         raw.loc[raw["effective_time_frame"] == "2020-03-30T23:06:29.537Z", "fatigue"].iloc[0]
     )
 
