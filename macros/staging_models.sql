@@ -26,7 +26,7 @@
       'stg_pmdata__resting_heart_rate',
       'int_pmdata__sleep_unpivoted',
       'int_pmdata__sleep_score_deduplicated',
-      'stg_pmdata__srpe',
+      'int_pmdata__srpe_aggregated',
       'stg_pmdata__steps',
       'int_pmdata__wellness_deduplicated',
   ]) }}

@@ -33,7 +33,7 @@ MODELS = [
     "stg_pmdata__resting_heart_rate",
     "stg_pmdata__exercise",
     "int_pmdata__wellness_deduplicated",
-    "stg_pmdata__srpe",
+    "int_pmdata__srpe_aggregated",
     "stg_pmdata__reporting",
 ]
 CONTRACT = [
@@ -546,10 +546,10 @@ def test_srpe_training_load_per_local_day(pm_db: Path, pm_root: Path):
         df = df.dropna(subset=["rpe", "minutes"])
         df["day"] = _local_day(df["end_date_time"])
         expected = (df["rpe"] * df["minutes"]).groupby(df["day"]).sum().to_dict()
-        got = _series(pm_db, "stg_pmdata__srpe", f"pmdata:{pid}", "srpe.training_load")
+        got = _series(pm_db, "int_pmdata__srpe_aggregated", f"pmdata:{pid}", "srpe.training_load")
         assert got == {d: float(v) for d, v in expected.items()}, pid
     # p16 logged only empty sessions (' {},,')
-    assert _series(pm_db, "stg_pmdata__srpe", "pmdata:p16", "srpe.training_load") == {}
+    assert _series(pm_db, "int_pmdata__srpe_aggregated", "pmdata:p16", "srpe.training_load") == {}
 
 
 # --------------------------------------------------------------------------------------------------
