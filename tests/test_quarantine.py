@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from conftest import run_dbt
 from wag_cli.cli import app
 
-MODELS = ["+int_pmdata__sleep_unpivoted", "stg_pmdata__resting_heart_rate", "+int_pmdata__wellness_deduplicated", "stg_globem__ema",
+MODELS = ["+int_pmdata__sleep_unpivoted", "+int_pmdata__resting_heart_rate_aggregated", "+int_pmdata__wellness_deduplicated", "stg_globem__ema",
           "raw_rejected"]
 
 
@@ -134,7 +134,7 @@ def test_other_files(quarantined):
     con, _ = quarantined
     rhr = _reasons(con, "resting_heart_rate.json")
     assert sorted(sum(rhr.values(), [])) == ["empty dateTime", "value.value is not a number"]
-    assert con.execute("select value from stg_pmdata__resting_heart_rate where day = date '2020-04-02'").fetchone() == (57.5,)
+    assert con.execute("select value from int_pmdata__resting_heart_rate_aggregated where day = date '2020-04-02'").fetchone() == (57.5,)
     well = _reasons(con, "wellness.csv")
     assert list(well.values()) == [["effective_time_frame is not a timestamp with zone (YYYY-MM-DDTHH:MM:SSZ)"],
                                    ["fatigue is not a number"]]

@@ -29,8 +29,8 @@ MODELS = [
     "int_pmdata__sleep_score_deduplicated",
     "stg_pmdata__steps",
     "stg_pmdata__distance",
-    "stg_pmdata__activity_minutes",
-    "stg_pmdata__resting_heart_rate",
+    "int_pmdata__activity_minutes_filtered",
+    "int_pmdata__resting_heart_rate_aggregated",
     "stg_pmdata__exercise",
     "int_pmdata__wellness_deduplicated",
     "int_pmdata__srpe_aggregated",
@@ -431,18 +431,18 @@ def test_activity_minutes_and_not_worn_days(pm_db: Path, pm_root: Path):
         sid = f"pmdata:{pid}"
         for level, field in fields.items():
             expected = {d: v[level] for d, v in daily.items() if d not in not_worn}
-            assert _series(pm_db, "stg_pmdata__activity_minutes", sid, field) == expected, (pid, field)
+            assert _series(pm_db, "int_pmdata__activity_minutes_filtered", sid, field) == expected, (pid, field)
         active = {
             d: v["lightly_active"] + v["moderately_active"] + v["very_active"]
             for d, v in daily.items() if d not in not_worn
         }
-        assert _series(pm_db, "stg_pmdata__activity_minutes", sid, "activity.active_minutes") == active, pid
+        assert _series(pm_db, "int_pmdata__activity_minutes_filtered", sid, "activity.active_minutes") == active, pid
         if pid == "p13":
             assert len(not_worn) == 70  # FORMATS §0.5
             day = min(not_worn).isoformat()
             left = _rows(
                 pm_db,
-                "select raw_field from stg_pmdata__activity_minutes where subject_id = ? and day = cast(? as date)",
+                "select raw_field from int_pmdata__activity_minutes_filtered where subject_id = ? and day = cast(? as date)",
                 [sid, day],
             )
             assert left == [], f"not-worn day {day} still has rows {left}"
@@ -457,14 +457,14 @@ def test_resting_heart_rate_drops_zero_sentinel(pm_db: Path, pm_root: Path):
     expected = {date.fromisoformat(r["dateTime"][:10]): r["value"]["value"] for r in raw if r["value"]["value"] > 0}
     sentinel = [r for r in raw if r["value"]["value"] == 0]
     assert len(sentinel) == 51 and all(r["value"]["date"] is None for r in sentinel)
-    got = _series(pm_db, "stg_pmdata__resting_heart_rate", "pmdata:p03", "resting_heart_rate.value")
+    got = _series(pm_db, "int_pmdata__resting_heart_rate_aggregated", "pmdata:p03", "resting_heart_rate.value")
     assert got.keys() == expected.keys()
     for d in expected:
         assert got[d] == pytest.approx(expected[d])
-    assert _one(pm_db, "stg_pmdata__resting_heart_rate", "pmdata:p03", sentinel[0]["dateTime"][:10],
+    assert _one(pm_db, "int_pmdata__resting_heart_rate_aggregated", "pmdata:p03", sentinel[0]["dateTime"][:10],
                 "resting_heart_rate.value") is None
     # p13 has no resting_heart_rate.json: no rows, no error
-    assert _series(pm_db, "stg_pmdata__resting_heart_rate", "pmdata:p13", "resting_heart_rate.value") == {}
+    assert _series(pm_db, "int_pmdata__resting_heart_rate_aggregated", "pmdata:p13", "resting_heart_rate.value") == {}
 
 
 # --------------------------------------------------------------------------------------------------

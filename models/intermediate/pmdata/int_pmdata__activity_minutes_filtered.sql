@@ -1,9 +1,9 @@
 {#-
-  PMData daily activity-level minutes -> staging contract (DESIGN.md §2; FORMATS.md §1.2, §0.1, §0.5).
+  PMData daily activity-level minutes -> staging contract (DESIGN.md §2 "Non-wear"; FORMATS.md §1.2,
+  §0.1, §0.5).
 
-  Input : pmdata/<pid>/fitbit/{sedentary,lightly_active,moderately_active,very_active}_minutes.json,
-          one element per day: {"dateTime": "2019-11-01 00:00:00", "value": "245"} (minutes, string).
-  Output raw_fields (minutes):
+  Input : stg_pmdata__activity_minutes_days (one row per element of the four *_minutes.json files).
+  Output raw_fields (minutes), one row per (subject_id, day, raw_field); listed in wag_staging_models:
     activity.sedentary_minutes, activity.lightly_active_minutes,
     activity.moderately_active_minutes, activity.very_active_minutes,
     activity.active_minutes = lightly + moderately + very (only when all three exist that day).
@@ -15,31 +15,23 @@
     (stg_pmdata__wear_time) with var min_wear_hours (10 h); below it the activity values are missing
     (DESIGN.md §2 "Non-wear"), listed in metric_values_rejected with the reason.
   * A repeated dateTime within one file collapses to its maximum (none observed).
-  * dateTime and value are parsed by the macros of macros/quarantine.sql; an element whose dateTime
-    is not a date or whose value is not a number is listed in raw_rejected.
+  * An element without a participant folder, a readable day or a number gives nothing.
 -#}
-{%- set minutes_glob = wag_source_glob('pmdata_raw', 'fitbit_activity_minutes') -%}
-{%- if wag_files_exist(minutes_glob) %}
-with raw as (
-    select
-        regexp_extract({{ wag_path_slashes('filename') }}, '/([^/]+)/fitbit/[^/]+$', 1) as pid,
-        regexp_extract({{ wag_path_slashes('filename') }}, '/([a-z_]+)_minutes\.json$', 1) as level,
-        {{ wag_parse_date('dateTime') }} as day_ts,
-        {{ wag_parse_number('value') }} as minutes
-    from {{ wag_read_json(minutes_glob, "columns = {dateTime: 'VARCHAR', value: 'VARCHAR'}") }}
+with activity_minutes_days as (
+    select * from {{ ref('stg_pmdata__activity_minutes_days') }}
 ),
 
 per_day as (
     select
         pid,
-        cast(day_ts as date) as day,
+        day,
         max(case when level = 'sedentary' then minutes end) as sedentary,
         max(case when level = 'lightly_active' then minutes end) as lightly,
         max(case when level = 'moderately_active' then minutes end) as moderately,
         max(case when level = 'very_active' then minutes end) as very
-    from raw
-    where pid <> '' and day_ts is not null and minutes is not null
-    group by pid, cast(day_ts as date)
+    from activity_minutes_days
+    where pid <> '' and day is not null and minutes is not null
+    group by pid, day
 ),
 
 worn as (
@@ -64,6 +56,3 @@ long as (
 )
 
 {{ wag_contract_rows('pmdata', 'long', pid_column='pid') }}
-{%- else %}
-{{ wag_empty_raw() }}
-{%- endif %}
