@@ -21,7 +21,7 @@
       'stg_lifesnaps__surveys',
       'int_pmdata__activity_minutes_filtered',
       'stg_pmdata__distance',
-      'stg_pmdata__exercise',
+      'int_pmdata__exercise_aggregated',
       'stg_pmdata__reporting',
       'int_pmdata__resting_heart_rate_aggregated',
       'int_pmdata__sleep_unpivoted',

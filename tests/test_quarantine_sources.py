@@ -31,7 +31,7 @@ import pytest
 from conftest import REPO, run_dbt
 
 MODELS = ["stg_pmdata__steps", "stg_pmdata__distance", "+int_pmdata__activity_minutes_filtered", "stg_pmdata__wear_time",
-          "stg_pmdata__exercise", "stg_pmdata__reporting", "stg_lifesnaps__daily", "stg_lifesnaps__wear_time",
+          "+int_pmdata__exercise_aggregated", "stg_pmdata__reporting", "stg_lifesnaps__daily", "stg_lifesnaps__wear_time",
           "stg_lifesnaps__surveys", "stg_ifh_affect__sleep", "stg_ifh_affect__activity", "stg_globem__screen",
           "stg_globem__ema", "raw_rejected"]
 DAILY = "lifesnaps/rais_anonymized/csv_rais_anonymized/daily_fitbit_sema_df_unprocessed.csv"
@@ -257,7 +257,7 @@ def test_uncastable_value_is_quarantined(con):
     # the record's other fields are still staged; the bad one gives no row
     assert _value(con, "stg_pmdata__steps", "pmdata:p99", "2020-04-01", "steps.sum") == 150
     assert _value(con, "stg_pmdata__distance", "pmdata:p99", "2020-04-01", "distance.sum") == 1000
-    assert con.execute("select value_text from stg_pmdata__exercise where day = date '2020-04-03'").fetchone() == \
+    assert con.execute("select value_text from int_pmdata__exercise_aggregated where day = date '2020-04-03'").fetchone() == \
         ("Walk",)
     ls = "lifesnaps:lsTEST"
     assert _value(con, "stg_lifesnaps__daily", ls, "2021-09-04", "daily.steps") is None
@@ -282,7 +282,7 @@ def test_alternative_spellings_read_and_empty_cells_missing(con):
                   "activity.sedentary_minutes") == 700
     assert con.execute("select wear_minutes from stg_pmdata__wear_time where day = date '2020-04-01'").fetchone() == \
         (660.0,)
-    assert con.execute("select value_text from stg_pmdata__exercise where day = date '2020-04-02'").fetchone() == \
+    assert con.execute("select value_text from int_pmdata__exercise_aggregated where day = date '2020-04-02'").fetchone() == \
         ("Walk (22 min)",)
     assert con.execute("select value_text from stg_pmdata__reporting where day = date '2020-04-02'").fetchone() == \
         ("meals: Lunch; weight: 80 kg; fluid: 5 glasses; alcohol: No",)

@@ -31,7 +31,7 @@ MODELS = [
     "stg_pmdata__distance",
     "int_pmdata__activity_minutes_filtered",
     "int_pmdata__resting_heart_rate_aggregated",
-    "stg_pmdata__exercise",
+    "int_pmdata__exercise_aggregated",
     "int_pmdata__wellness_deduplicated",
     "int_pmdata__srpe_aggregated",
     "stg_pmdata__reporting",
@@ -483,7 +483,7 @@ def test_exercise_text_and_vo2max(pm_db: Path, pm_root: Path):
         )
         for d, rs in per_day.items()
     }
-    got = _series(pm_db, "stg_pmdata__exercise", "pmdata:p01", "exercise.activities")
+    got = _series(pm_db, "int_pmdata__exercise_aggregated", "pmdata:p01", "exercise.activities")
     assert got == text
     # 2019-11-05: an auto-detected walk, then a GPS run with a VO2 max estimate
     day = date(2019, 11, 5)
@@ -493,7 +493,7 @@ def test_exercise_text_and_vo2max(pm_db: Path, pm_root: Path):
         for d, rs in per_day.items()
         if (v := [r["vo2Max"]["vo2Max"] for r in rs if isinstance(r.get("vo2Max"), dict)])
     }
-    got_vo2 = _series(pm_db, "stg_pmdata__exercise", "pmdata:p01", "exercise.vo2Max")
+    got_vo2 = _series(pm_db, "int_pmdata__exercise_aggregated", "pmdata:p01", "exercise.vo2Max")
     assert got_vo2.keys() == vo2.keys() and day in vo2
     for d in vo2:
         assert got_vo2[d] == pytest.approx(vo2[d])
