@@ -1,6 +1,7 @@
 """PMData staging models (DESIGN.md §2; FORMATS.md §0, §1, §5).
 
-The stg_pmdata__* models and the raw_field_map_pmdata seed are built with ``run_dbt`` (tests/conftest.py)
+The PMData staging-contract models (stg_pmdata__* and, since issue 25 moved the rules out of staging,
+int_pmdata__* of models/intermediate/pmdata) and the raw_field_map_pmdata seed are built with ``run_dbt`` (tests/conftest.py)
 into temporary DuckDB files on three data roots: the real excerpts in ../shared/data, a copy of p01 whose
 CSVs are rewritten with CRLF line endings (the original release's line ending), and an empty folder
 (every model must build empty). Expected values are computed here from the raw files with json, csv and
