@@ -143,3 +143,21 @@ def test_docs_generate_keeps_and_does_not_mention_the_incremental_state(built_db
     assert "incremental state dropped" not in log
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("select count(*) from duckdb_tables() where table_name = 'wag_build_fingerprints'").fetchone()[0] == 1
+
+
+# models without a data test or column docs on 2026-12-06 (before issue 25), to be fixed by their owners
+KNOWN_GAPS = {"int_edge_paired_values", "stg_wide__cells"}
+
+
+def test_every_model_is_documented_and_tested(manifest):
+    # the project's rule: every model has a description, documented columns and at least one data test
+    tested = {d for n in manifest["nodes"].values() if n["resource_type"] == "test" for d in n["depends_on"]["nodes"]}
+    gaps = set()
+    for node in manifest["nodes"].values():
+        if node["resource_type"] != "model":
+            continue
+        cols = node["columns"]
+        if (not node["description"].strip() or not cols or any(not c["description"].strip() for c in cols.values())
+                or node["unique_id"] not in tested):
+            gaps.add(node["name"])
+    assert gaps <= KNOWN_GAPS, sorted(gaps - KNOWN_GAPS)
