@@ -16,7 +16,7 @@
       'stg_globem__sleep',
       'stg_globem__steps',
       'stg_ifh_affect__activity',
-      'stg_ifh_affect__sleep',
+      'int_ifh_affect__sleep_unpivoted',
       'stg_lifesnaps__daily',
       'stg_lifesnaps__surveys',
       'int_pmdata__activity_minutes_filtered',

@@ -50,7 +50,7 @@ def test_lineage_names_the_file_each_model_reads(manifest):
         "stg_lifesnaps__surveys": {"source.wag.lifesnaps_raw.panas", "source.wag.lifesnaps_raw.stai",
                                    "source.wag.lifesnaps_raw.personality"},
         "stg_globem__screen": {"source.wag.globem_raw.screen"},
-        "stg_ifh_affect__sleep": {"source.wag.ifh_affect_raw.oura_sleep"},
+        "stg_ifh_affect__sleep_nights": {"source.wag.ifh_affect_raw.oura_sleep"},
     }
     for name, sources in expected.items():
         got = {d for d in _model(manifest, name)["depends_on"]["nodes"] if d.startswith("source.")}
