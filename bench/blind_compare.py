@@ -56,7 +56,10 @@ def answers(db: str, method: str, out: Path) -> None:
 
     os.environ["WAG_DB"] = db
     os.environ.pop("OPENAI_API_KEY", None)
-    from wag_cli.ask import answer_question
+    try:                      # a checkout from before issue 25 (e.g. PYTHONPATH=<old checkout>)
+        from wag_cli.ask import answer_question
+    except ImportError:
+        from wag_cli.pipeline import answer_question
 
     with out.open("w", encoding="utf-8") as fh:
         for i, (q, sid, as_of) in enumerate(QUESTIONS):

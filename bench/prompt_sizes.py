@@ -2,7 +2,7 @@
 
 Usage:  python bench/prompt_sizes.py [--db wag.duckdb] [--budget 3456]
 Prints a Markdown table: for each subject and question (7- and 30-day windows), the estimated
-tokens (ceil(chars/4), wag_cli.context) of the Base, RAG, WAG and FullContext answer prompts as
+tokens (ceil(chars/4), wag_cli.answer.context) of the Base, RAG, WAG and FullContext answer prompts as
 ``wag ask`` sends them (budgeted; WAG capped at FullContext), the same data as the JSON data block
 used before issue 11 (``Subgraph.to_json`` + analysis, unbudgeted) for comparison, and the QueryParse
 prompt with its shortlist (and with the whole catalog, as before).
@@ -28,12 +28,12 @@ def main() -> None:
     os.environ["WAG_LLM_CACHE"] = "off"
 
     from wag_cli import prompts
-    from wag_cli.ask import answer_question
+    from wag_cli.pipeline import answer_question
     from wag_cli.catalog import load_catalog
-    from wag_cli.context import DEFAULT_BUDGET, answer_context, estimate_tokens, full_context
+    from wag_cli.answer.context import DEFAULT_BUDGET, answer_context, estimate_tokens, full_context
     from wag_cli.db import warehouse
     from wag_cli.llm import build_messages, json_messages
-    from wag_cli.parse_combine import PARSE_SCHEMA, parse_messages
+    from wag_cli.query.model import PARSE_SCHEMA, parse_messages
 
     budget = args.budget or DEFAULT_BUDGET
     print(f"budget {budget} tokens (ceil(chars/4) estimate)\n")

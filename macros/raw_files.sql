@@ -23,6 +23,43 @@
 {%- endmacro %}
 
 
+{% macro wag_extra_roots(relative_glob) -%}
+  {#- Folders read beside data_dir for `relative_glob`: a fitbit/ glob also matches the JSON members
+      copied out of Fitbit Takeout zips (var fitbit_takeout_cache_dir, laid out as fitbit/<person>/<zip
+      name>/<member>; issue 28, wag_cli/fitbit_takeout.py). [] for every other glob. -#}
+  {%- if relative_glob.lstrip('/').startswith('fitbit/') -%}
+    {{ return([(var('fitbit_takeout_cache_dir') | string).rstrip('/')]) }}
+  {%- endif -%}
+  {{ return([]) }}
+{%- endmacro %}
+
+
+{% macro wag_root_glob(root, relative_glob) -%}
+  {#- wag_data_glob for another folder than data_dir (its glob characters escaped, quotes doubled). -#}
+  {%- set escaped = root | replace('[', '[[]') | replace('*', '[*]') | replace('?', '[?]') -%}
+  {{- return(wag_sql_string(escaped ~ '/' ~ relative_glob.lstrip('/'))) -}}
+{%- endmacro %}
+
+
+{% macro wag_data_globs(relative_glob) -%}
+  {#- The reader argument for `relative_glob`: data_dir's glob literal, or, when an extra root
+      (wag_extra_roots) has matching files, the list of the literals that match ([data, cache]) -
+      DuckDB's readers take a list, and a listed glob without a match would be an error. -#}
+  {%- set extra = wag_extra_roots(relative_glob) -%}
+  {%- if not execute or not extra -%}{{ return(wag_data_glob(relative_glob)) }}{%- endif -%}
+  {%- set found = [] -%}
+  {%- set literals = [wag_data_glob(relative_glob)] -%}
+  {%- for root in extra -%}{%- do literals.append(wag_root_glob(root, relative_glob)) -%}{%- endfor -%}
+  {%- for literal in literals -%}
+    {%- if run_query('select count(*) from glob(' ~ literal ~ ')').columns[0].values()[0] | int > 0 -%}
+      {%- do found.append(literal) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if found | length <= 1 -%}{{ return(found[0] if found else wag_data_glob(relative_glob)) }}{%- endif -%}
+  {{ return('[' ~ found | join(', ') ~ ']') }}
+{%- endmacro %}
+
+
 {% macro wag_source_glob(source_name, table_name) -%}
   {#- The glob of raw source `source_name.table_name` relative to var('data_dir'): its `config.meta.raw_path`
       in models/staging/<dataset>/_<dataset>__sources.yml, where each raw glob is written once.
@@ -54,9 +91,12 @@
   {%- if not execute -%}{{ return(false) }}{%- endif -%}
   {%- set sql -%}
     select count(*) as n from glob({{ wag_data_glob(relative_glob) }})
+    {%- for root in wag_extra_roots(relative_glob) %}
+    union all select count(*) from glob({{ wag_root_glob(root, relative_glob) }})
+    {%- endfor %}
   {%- endset -%}
   {%- set result = run_query(sql) -%}
-  {{ return(result.columns[0].values()[0] | int > 0) }}
+  {{ return(result.columns[0].values() | map('int') | sum > 0) }}
 {%- endmacro %}
 
 {% macro default__wag_files_exist(relative_glob) -%}
@@ -113,7 +153,7 @@
 {%- endmacro %}
 
 {% macro duckdb__wag_read_json(relative_glob, options='') -%}
-  read_json({{ wag_data_glob(relative_glob) }}, filename = true, format = 'array'{% if options %}, {{ options }}{% endif %})
+  read_json({{ wag_data_globs(relative_glob) }}, filename = true, format = 'array'{% if options %}, {{ options }}{% endif %})
 {%- endmacro %}
 
 
@@ -124,7 +164,7 @@
 {%- endmacro %}
 
 {% macro duckdb__wag_read_json_objects(relative_glob) -%}
-  read_json_objects({{ wag_data_glob(relative_glob) }}, filename = true, format = 'array')
+  read_json_objects({{ wag_data_globs(relative_glob) }}, filename = true, format = 'array')
 {%- endmacro %}
 
 

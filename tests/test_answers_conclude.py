@@ -17,8 +17,8 @@ import pytest
 from scipy import stats
 
 from conftest import SHARED_EVAL
-from wag_cli.answer_verdict import verdict_lines
-from wag_cli.findings import findings_for, from_rows, to_rows
+from wag_cli.answer.verdict import verdict_lines
+from wag_cli.answer.findings import findings_for, from_rows, to_rows
 from wag_cli.retrieve import Node, NodeData, Subgraph
 
 REF = date(2020, 3, 31)
@@ -46,11 +46,15 @@ PLANTED = {
     # midnight): an arithmetic mean would put the usual bedtime near noon
     "bedtime_start_time": (_alt(-20, 1420, 24), [-10, 1430, -10, 1430, -10, 1430]),
     "steps_taken": (_alt(8000, 10000, 24), [9000] * 6),    # plus 500 on the partial last day
+    # never 0 before the period: its 0-minute days are more likely not recorded than real (left out)
+    "time_at_home": (_alt(600, 800, 24), [700, 0, 700, 0, 650, 750]),
+    # 0 on 6 of 24 earlier days (25 %): a 0 in the period is a real 0 and counts
+    "highly_active_time": ([0, 30, 30, 30] * 6, [0, 30, 30, 30, 30, 30]),
 }
 NEIGHBOURS = {"mental_fatigue": {"sleep_score": (-0.5, 60), "deep_sleep_duration": (-0.4, 60),
                                  "readiness": (0.1, 60), "mood": (-0.6, 60), "hrv_rmssd": (0.95, 40)},
               "total_sleep_duration": {"asleep_duration": (0.5, 60), "bedtime_start_time": (0.1, 60)},
-              "steps_taken": {}}
+              "steps_taken": {}, "time_at_home": {}, "highly_active_time": {}}
 
 
 @pytest.fixture(scope="module")
@@ -117,11 +121,23 @@ def test_findings_match_a_hand_computation(planted):
     assert f[("total_sleep_duration", "asleep_duration")].finding == "same_construct"   # declared in the seed
 
 
+def test_a_zero_where_the_person_is_rarely_at_zero_is_left_out(planted):
+    # time at home: 0 on none of the 24 earlier days, so the period's two 0-minute days are probably not
+    # recorded: left out of the mean (hand: (700 + 700 + 650 + 750) / 4 = 700) and named as partial
+    f = planted[("time_at_home", "time_at_home")]
+    assert [p["day"] for p in f.partial_days] == [PERIOD[1], PERIOD[3]]
+    assert f.period_mean == pytest.approx(700.0) and f.n_mean_days == 4
+    assert f.d == pytest.approx(0.0, abs=1e-12) and f.unusual_days == []
+    # exercise: 0 on 25 % of the earlier days, so a 0 in the period is a real 0 and counts
+    g = planted[("highly_active_time", "highly_active_time")]
+    assert g.partial_days == [] and g.period_mean == pytest.approx(150 / 6) and g.n_mean_days == 6
+
+
 def test_clock_times_average_on_the_24_hour_circle(planted):
     f = planted[("total_sleep_duration", "bedtime_start_time")]
     assert f.baseline_mean == pytest.approx(-20, abs=1e-9)          # 23:40, not (1420 - 20) / 2 = 11:40
     assert f.period_mean == pytest.approx(-10, abs=1e-9)            # 23:50
-    from wag_cli.wording import fmt
+    from wag_cli.answer.wording import fmt
 
     assert fmt(f.period_mean, "minutes from local midnight of the wake-up day") == "23:50 (previous day)"
 
@@ -156,8 +172,8 @@ def test_findings_round_trip_through_the_analysis(planted):
 
 
 def test_a_zero_one_flag_reads_as_a_share_of_days():
-    from wag_cli.answer_verdict import _amount
-    from wag_cli.findings import Finding
+    from wag_cli.answer.verdict import _amount
+    from wag_cli.answer.findings import Finding
 
     node = Node(metric_id="mental_fatigue", name="Mental fatigue", unit="score", category="Mental",
                 data_kind="numeric", role="primary", primary_node="mental_fatigue", rank=0, reason="",
@@ -202,7 +218,7 @@ def _subject_for(con, metrics: list[str]) -> str | None:
 
 
 def test_every_eval_question_opens_with_period_and_verdict(built_db, monkeypatch):
-    from wag_cli.ask import answer_question
+    from wag_cli.pipeline import answer_question
 
     monkeypatch.setenv("WAG_DB", str(built_db))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -229,8 +245,9 @@ ANALYST = re.compile(r"staging|staged|\braw\b|sentinel|FORMATS|DESIGN\.md|Doryab
 
 def test_no_analyst_vocabulary_in_any_answer(built_db):
     """Every metric with data, in every dataset: the offline answer holds no analyst text."""
-    from wag_cli.ask import parse_question, question_analysis
-    from wag_cli.answer import offline_answer
+    from wag_cli.pipeline import parse_question
+    from wag_cli.analysis import question_analysis
+    from wag_cli.answer.offline import offline_answer
     from wag_cli.catalog import load_catalog
     from wag_cli.retrieve import retrieve
 
@@ -256,7 +273,7 @@ def test_no_analyst_vocabulary_in_any_answer(built_db):
 
 def test_every_tied_extreme_day_is_named():
     """Nine days tied at the minimum are all counted (DESIGN.md §11), not only the first."""
-    from wag_cli.answer import describe_node_data
+    from wag_cli.answer.text import describe_node_data
 
     days = [date(2020, 3, 1) + timedelta(days=i) for i in range(10)]
     values = [43.0] * 9 + [50.0]

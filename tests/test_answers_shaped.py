@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from wag_cli.ask import answer_question
-from wag_cli.parse import parse_offline
+from wag_cli.pipeline import answer_question
+from wag_cli.query.offline import parse_offline
 
 SUBJECT = "pmdata:p16"            # steps, sleep and resting heart rate on ~150 days
 AS_OF = date(2020, 1, 15)        # mid-record: correlations must use days <= t only
@@ -259,7 +259,7 @@ def test_before_after_change_is_after_minus_before(wh, values, question):
 def test_default_reference_day_ignores_profile_rows(built_db):
     """Profile metrics (age, BMI: category Demographic) repeat on every day of some exports; the
     default reference day is the last day of a measured metric (user review)."""
-    from wag_cli.ask import check_subject
+    from wag_cli.pipeline import check_subject
 
     con = duckdb.connect(str(built_db), read_only=True)
     try:
@@ -458,7 +458,8 @@ def test_json_is_backward_compatible_and_carries_the_analysis(wh):
 
 
 def test_model_gets_the_same_analysis_and_filtered_guidance(wh):
-    from wag_cli.answer import DISCLAIMER, model_answer
+    from wag_cli.answer.text import DISCLAIMER
+    from wag_cli.answer.model import model_answer
 
     class Recorder:
         chat_model = "recorder"
@@ -550,7 +551,7 @@ def test_text_metric_with_earlier_entries_is_not_no_data(wh, built_db):
 def test_hours_as_asked_but_under_an_hour_in_minutes():
     """A user review: wake after sleep onset read "0.3 h" in an hours answer. A metric typically under
     an hour keeps minutes for all its numbers; 90 minutes = 1.5 h."""
-    from wag_cli.answer import display_unit_for, fmt
+    from wag_cli.answer.wording import display_unit_for, fmt
 
     assert fmt(90, "minutes", "hours") == "1.5 h"
     assert display_unit_for("hours", "minutes", 20.7) is None and display_unit_for("hours", "minutes", 88.8) == "hours"
@@ -594,7 +595,7 @@ def test_a_daily_amount_has_its_period_total(wh, values):
 def test_usual_level_words_use_the_comparison_cut_offs(dev, words):
     """A user review: a before/after answer said "slightly higher" (d = 0.29) and, two lines later,
     "about your usual level" (the old 0.5 SD band). Both now cut at 0.2 and 0.5 SD."""
-    from wag_cli.answer import compare_to_usual
+    from wag_cli.answer.text import compare_to_usual
     from wag_cli.retrieve import Node, NodeData
 
     data = NodeData(n_history_days=40, usual_mean=10.0, usual_sd=2.0, baseline_mean=10.0, baseline_sd=2.0,
@@ -607,7 +608,7 @@ def test_usual_level_words_use_the_comparison_cut_offs(dev, words):
 def test_clock_times_name_the_day_when_it_is_not_the_wake_up_day():
     """A user review: a bedtime of -528 minutes (15:12 the day before) and one of +872 (14:32) read
     "lowest 15:11 ... highest 14:32" as if on one day."""
-    from wag_cli.answer import fmt
+    from wag_cli.answer.wording import fmt
 
     u = "minutes from local midnight of the wake-up day"
     assert fmt(-528, u) == "15:12 (previous day)" and fmt(872, u) == "14:32"

@@ -144,7 +144,7 @@ def test_as_of_weights_equal_scipy_numpy_on_days_up_to_t(built_db, exact_db, ref
 
 
 def _retrieval_snapshot(db, ref_day):
-    from wag_cli.answer import offline_answer
+    from wag_cli.answer.offline import offline_answer
     from wag_cli.catalog import load_catalog
     from wag_cli.retrieve import retrieve
 

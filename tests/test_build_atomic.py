@@ -47,7 +47,7 @@ def small(shared_data, tmp_path_factory):
     res = CliRunner().invoke(app, ["build"], env=env)
     assert res.exit_code == 0, res.output
     counts = _table_counts(db)
-    assert counts["int_pmdata__sleep_unpivoted"] > 0 and counts["metric_values"] > 0
+    assert counts["stg_pmdata__sleep"] > 0 and counts["metric_values"] > 0
     return tmp, data, db, env, counts
 
 

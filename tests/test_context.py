@@ -1,4 +1,4 @@
-"""Compact, budgeted answer prompts (wag_cli.context; DESIGN.md §10 prompts; issue 11 item 3).
+"""Compact, budgeted answer prompts (wag_cli.answer.context; DESIGN.md §10 prompts; issue 11 item 3).
 
 Hand-made subgraphs check the format and the trim order; the real excerpts (``built_db``) check that
 every method's prompt fits the default budget and that WAG's is never larger than FullContext's.
@@ -12,7 +12,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from wag_cli.context import DEFAULT_BUDGET, _messages, answer_context, estimate_tokens, full_context
+from wag_cli.answer.context import DEFAULT_BUDGET, _messages, answer_context, estimate_tokens, full_context
 from wag_cli.retrieve import Node, NodeData, Subgraph
 
 REF = date(2020, 3, 31)
@@ -113,7 +113,7 @@ QUESTIONS = [("How was my sleep this week?", 7), ("How did my sleep relate to my
 def test_real_prompts_fit_the_budget_and_wag_is_not_larger_than_full(built_db, monkeypatch, question, days):
     import duckdb
 
-    from wag_cli.ask import answer_question
+    from wag_cli.pipeline import answer_question
     from wag_cli.catalog import load_catalog
 
     monkeypatch.setenv("WAG_DB", str(built_db))
@@ -156,7 +156,8 @@ class _Recorder:
 
 
 def test_model_answer_is_capped_by_full_context_and_notes_the_cache():
-    from wag_cli.answer import DISCLAIMER, model_answer
+    from wag_cli.answer.text import DISCLAIMER
+    from wag_cli.answer.model import model_answer
 
     long_desc = "Background on the metric. " * 40
     sg = _sg([_node("sleep_duration", "primary", [400] * 7, desc=long_desc),
@@ -184,7 +185,7 @@ def _metric(mid, name, cat, aliases=(), sources="x"):
 
 
 def test_shortlist_starts_with_the_matched_metric_then_its_category():
-    from wag_cli.shortlist import shortlist
+    from wag_cli.query.shortlist import shortlist
 
     cat = {m.metric_id: m for m in [
         _metric("steps_taken", "Steps taken", "Activity", ["steps"]),
@@ -202,8 +203,8 @@ def test_real_parse_prompt_fits_the_budget(built_db, question):
     import duckdb
 
     from wag_cli.catalog import load_catalog
-    from wag_cli.parse import match_metrics
-    from wag_cli.parse_combine import SHORTLIST, parse_messages
+    from wag_cli.query.metrics import match_metrics
+    from wag_cli.query.model import SHORTLIST, parse_messages
 
     con = duckdb.connect(str(built_db), read_only=True)
     try:

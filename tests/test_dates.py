@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from wag_cli.dates import explicit_period
-from wag_cli.parse import parse_offline
+from wag_cli.query.periods import explicit_period
+from wag_cli.query.offline import parse_offline
 
 AS_OF = date(2024, 4, 29)
 

@@ -43,7 +43,7 @@ def test_every_sourced_staging_model_depends_on_a_raw_source(manifest):
 def test_lineage_names_the_file_each_model_reads(manifest):
     # a few reads picked by hand from the model headers (Input: ...)
     expected = {
-        "stg_pmdata__sleep_logs": {"source.wag.pmdata_raw.fitbit_sleep"},
+        "stg_pmdata__sleep": {"source.wag.pmdata_raw.fitbit_sleep"},
         "stg_pmdata__steps": {"source.wag.pmdata_raw.fitbit_steps", "source.wag.pmdata_raw.fitbit_time_in_heart_rate_zones"},
         "stg_pmdata__reporting": {"source.wag.pmdata_raw.googledocs_reporting", "source.wag.pmdata_raw.pmsys_srpe",
                                   "source.wag.pmdata_raw.pmsys_injury"},

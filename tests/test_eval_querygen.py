@@ -14,7 +14,7 @@ from wag_cli.catalog import load_catalog
 from wag_cli.categories import CATEGORY_OPENNESS
 from wag_cli.eval.querygen import generate, load_phrasings, model_question, offline_question
 from wag_cli.eval.tuples import QueryTuple
-from wag_cli.parse import parse_offline
+from wag_cli.query.offline import parse_offline
 
 WINDOWS = [1, 7, 14, 30, None]
 

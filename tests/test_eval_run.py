@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from wag_cli import prompts
 from wag_cli.cli import app
 from wag_cli.eval.run import EXPERIMENTS
-from wag_cli.answer import DISCLAIMER
+from wag_cli.answer.text import DISCLAIMER
 from wag_cli.llm import build_messages
 
 N_CONDITIONS = sum(len(c) for c in EXPERIMENTS.values())
@@ -74,7 +74,7 @@ def test_run_stores_every_condition_and_skips_stored(env):
                     assert all(n.get("w_final") is None and n.get("r_s_signed") is None
                                for n in ctx["nodes"] if n["role"] == "neighbour")
                 assert len(ctx["edges"]) == sum(n["role"] == "neighbour" for n in ctx["nodes"])
-                # prompt size: the compact, budgeted prompt of the answer step (wag_cli.context), whose
+                # prompt size: the compact, budgeted prompt of the answer step (wag_cli.answer.context), whose
                 # fixed part is the method's instructions in the build_messages frame
                 system, instruction = prompts.answer_prompt(method)
                 fixed = math.ceil(sum(len(m["content"]) for m in build_messages(

@@ -23,7 +23,7 @@ from wag_cli.errors import UsageError
 from wag_cli.safe_names import check_data_names, sql_string
 
 HOSTILE = "x', header = true)); copy (select 42 as injected) to 'marker.csv'; select 'a' as column_name --"
-STAGING = ["stg_pmdata__steps", "+int_pmdata__resting_heart_rate_aggregated", "+int_pmdata__wellness_deduplicated", "raw_rejected"]
+STAGING = ["stg_pmdata__steps", "stg_pmdata__resting_heart_rate", "+int_pmdata__wellness_deduplicated", "raw_rejected"]
 
 
 def _write_participant(folder: Path, *, steps: list[tuple[str, str]] | None = None,
@@ -137,7 +137,7 @@ def test_any_folder_name_loads_or_is_refused_and_runs_nothing(shared_data, tmp_p
         assert not [p for p in _files(root) if p.name == "pwn.csv"]
     con = duckdb.connect(str(tmp / "w.duckdb"), read_only=True)
     try:
-        got = {r[0] for r in con.execute("select distinct subject_id from int_pmdata__resting_heart_rate_aggregated").fetchall()}
+        got = {r[0] for r in con.execute("select distinct subject_id from stg_pmdata__resting_heart_rate").fetchall()}
         rejected = con.execute("select count(*) from raw_rejected").fetchone()[0]
     finally:
         con.close()

@@ -21,6 +21,7 @@ from stub_openai import (  # noqa: F401  (stub_openai is the fixture)
     stub_openai,
 )
 from wag_cli import llm, prompts
+from wag_cli.errors import UsageError
 
 SCHEMA = {
     "type": "object",
@@ -289,7 +290,7 @@ def test_settings_from_env(monkeypatch, tmp_path):
     monkeypatch.setenv("WAG_LLM_CACHE", "off")
     assert llm.get_client().cache.path is None
     monkeypatch.setenv("WAG_LLM_TIMEOUT", "soon")
-    with pytest.raises(llm.UsageError, match="WAG_LLM_TIMEOUT"):
+    with pytest.raises(UsageError, match="WAG_LLM_TIMEOUT"):
         llm.get_client()
 
 

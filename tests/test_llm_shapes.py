@@ -11,6 +11,7 @@ import pytest
 
 from stub_openai import reply_error, reply_json, reply_sleep, reply_text  # noqa: F401
 from wag_cli import llm
+from wag_cli.llm import shapes as llm_shapes
 
 SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"],
           "additionalProperties": False}
@@ -49,7 +50,7 @@ def test_500_to_json_schema_steps_down_once_then_one_request_per_call(make_clien
     assert c.chat_json("s", "second", {"q": 2}, SCHEMA, "t") == {"ok": False}
     assert _formats(stub_openai) == ["json_schema", "json_object", "json_object"]   # one request
     # a new client (a later `wag` command) on the same server and cache file starts with that shape
-    llm._SHAPE_BY_SERVER.clear()
+    llm_shapes._SHAPE_BY_SERVER.clear()   # the process memory the client reads (wag_cli.llm.shapes)
     c2 = make_client()
     stub_openai.queue(reply_json({"ok": True}))
     c2.chat_json("s", "third", {"q": 3}, SCHEMA, "t")

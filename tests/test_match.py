@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import date
 
 from wag_cli.catalog import load_catalog
-from wag_cli.match import EMBED_DELTA, embedding_matches
-from wag_cli.parse_combine import parse
+from wag_cli.query.embeddings import EMBED_DELTA, embedding_matches
+from wag_cli.query.model import parse
 
 
 class FakeClient:

@@ -1,6 +1,6 @@
 """QueryParse (DESIGN.md §8, categories §10): offline parser, model path with fake clients, catalog.
 
-* dev set: ``../shared/eval/dev_questions.jsonl`` scored with :func:`wag_cli.parse.evaluate`; the
+* dev set: ``../shared/eval/dev_questions.jsonl`` scored with :func:`wag_cli.eval.parse_score.evaluate`; the
   floors below are what the offline parser achieves (skipped if the file is absent);
 * held-out: questions written for this test (typos, synonyms, other periods), never used to tune
   the dev figures, each asserted on its own;
@@ -17,17 +17,14 @@ import duckdb
 import pytest
 
 from wag_cli.catalog import Metric, load_catalog
-from wag_cli.parse import (
-    CATEGORY_OPENNESS,
-    ParsedQuery,
-    allowed_edits,
-    category_openness,
-    classify,
-    evaluate,
-    parse_offline,
-    parse_window,
-)
-from wag_cli.parse_combine import PARSE_SCHEMA, parse
+from wag_cli.categories import CATEGORY_OPENNESS
+from wag_cli.query.parsed import ParsedQuery
+from wag_cli.query.metrics import allowed_edits
+from wag_cli.query.shape import category_openness, classify
+from wag_cli.eval.parse_score import evaluate
+from wag_cli.query.offline import parse_offline
+from wag_cli.query.periods import parse_window
+from wag_cli.query.model import PARSE_SCHEMA, parse
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "dev_questions.jsonl"
 AS_OF = date(2020, 3, 10)
@@ -339,7 +336,7 @@ def test_model_unknown_ids_dropped_padding_overruled(catalog):
 
 def test_parse_schema_is_supported_by_llm_layer():
     llm = pytest.importorskip("wag_cli.llm")
-    from wag_cli.parse_combine import PARSE_SCHEMA_PERIOD
+    from wag_cli.query.model import PARSE_SCHEMA_PERIOD
 
     llm.check_schema(PARSE_SCHEMA)
     llm.check_schema(PARSE_SCHEMA_PERIOD)

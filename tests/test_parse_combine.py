@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from stub_openai import StubOpenAI, reply_json, reply_text
 from wag_cli.catalog import load_catalog
-from wag_cli.dates import unrecognised_period
-from wag_cli.parse import parse_offline
-from wag_cli.parse_combine import combine_metrics, model_period, offline_confident, parse
+from wag_cli.query.periods import unrecognised_period
+from wag_cli.query.offline import parse_offline
+from wag_cli.query.model import combine_metrics, model_period, offline_confident, parse
 
 T = date(2020, 1, 20)                       # the issue's --as-of
 DEEP = "How did my deep sleep change over the past 2 weeks?"

@@ -87,7 +87,7 @@ def test_model_path_is_never_worse_than_offline(server, monkeypatch):
     from wag_cli.catalog import load_catalog
     from wag_cli.eval.parse_score import compare_parsers, labelled_rows
     from wag_cli.llm import get_client
-    from wag_cli.parse_combine import parse
+    from wag_cli.query.model import parse
 
     monkeypatch.setenv("OPENAI_BASE_URL", server)
     monkeypatch.setenv("OPENAI_API_KEY", os.environ.get("OPENAI_API_KEY") or "local")

@@ -74,7 +74,7 @@ def test_parse_reference_day_is_the_subjects_last_day_or_stated(wh):
 
 def test_a_near_miss_is_offered_and_unrelated_names_are_not():
     """no_metric_hint offers only labels close to the question's words (rapidfuzz ratio >= 75)."""
-    from wag_cli.ask import no_metric_hint
+    from wag_cli.pipeline import no_metric_hint
     from wag_cli.catalog import load_catalog
 
     catalog = load_catalog()

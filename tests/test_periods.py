@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
-from wag_cli.dates import WEEKDAY, WEEKEND, Period, comparison_periods, resolve_period, rolling
-from wag_cli.parse import parse_offline
+from wag_cli.query.periods import WEEKDAY, WEEKEND, Period, comparison_periods, resolve_period, rolling
+from wag_cli.query.offline import parse_offline
 
 AS_OF = date(2020, 3, 11)          # a Wednesday
 

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from conftest import run_dbt
 from wag_cli.cli import app
 
-MODELS = ["+int_pmdata__sleep_unpivoted", "+int_pmdata__resting_heart_rate_aggregated", "+int_pmdata__wellness_deduplicated", "stg_globem__ema",
+MODELS = ["stg_pmdata__sleep", "stg_pmdata__resting_heart_rate", "+int_pmdata__wellness_deduplicated", "stg_globem__ema",
           "raw_rejected"]
 
 
@@ -122,11 +122,11 @@ def test_sleep_rejections_and_alternative_spelling(quarantined):
     bad = con.execute("select bad_value, raw_text from raw_rejected where locator like '%9000000004%'").fetchone()
     assert bad[0] == "lots" and '"logId":9000000004' in bad[1].replace(" ", "")
     # the isMainSleep log is read like any main sleep, its 'T…Z' end time included
-    rows = dict(con.execute("select raw_field, value from int_pmdata__sleep_unpivoted where day = date '2020-04-02'").fetchall())
+    rows = dict(con.execute("select raw_field, value from stg_pmdata__sleep where day = date '2020-04-02'").fetchall())
     assert rows["sleep.startTime"] == -50.0 and rows["sleep.endTime"] == 420.0
     assert "sleep.minutesAsleep" in rows
     # the log with a bad minutesAsleep keeps its other fields; the bad one gives no row
-    fields = {r[0] for r in con.execute("select raw_field from int_pmdata__sleep_unpivoted where day = date '2020-04-04'").fetchall()}
+    fields = {r[0] for r in con.execute("select raw_field from stg_pmdata__sleep where day = date '2020-04-04'").fetchall()}
     assert "sleep.timeInBed" in fields and "sleep.minutesAsleep" not in fields
 
 
@@ -134,7 +134,7 @@ def test_other_files(quarantined):
     con, _ = quarantined
     rhr = _reasons(con, "resting_heart_rate.json")
     assert sorted(sum(rhr.values(), [])) == ["empty dateTime", "value.value is not a number"]
-    assert con.execute("select value from int_pmdata__resting_heart_rate_aggregated where day = date '2020-04-02'").fetchone() == (57.5,)
+    assert con.execute("select value from stg_pmdata__resting_heart_rate where day = date '2020-04-02'").fetchone() == (57.5,)
     well = _reasons(con, "wellness.csv")
     assert list(well.values()) == [["effective_time_frame is not a timestamp with zone (YYYY-MM-DDTHH:MM:SSZ)"],
                                    ["fatigue is not a number"]]

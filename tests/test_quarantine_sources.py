@@ -30,14 +30,14 @@ import pytest
 
 from conftest import REPO, run_dbt
 
-MODELS = ["stg_pmdata__steps", "stg_pmdata__distance", "+int_pmdata__activity_minutes_filtered", "stg_pmdata__wear_time",
-          "+int_pmdata__exercise_aggregated", "stg_pmdata__reporting", "stg_lifesnaps__daily", "stg_lifesnaps__wear_time",
+MODELS = ["stg_pmdata__steps", "stg_pmdata__distance", "stg_pmdata__activity_minutes", "stg_pmdata__wear_time",
+          "stg_pmdata__exercise", "stg_pmdata__reporting", "stg_lifesnaps__daily", "stg_lifesnaps__wear_time",
           "stg_lifesnaps__surveys", "+int_ifh_affect__sleep_unpivoted", "stg_ifh_affect__activity", "stg_globem__screen",
           "stg_globem__ema", "raw_rejected"]
 # the staging models that parse the raw cells (a '+model' above is built with its staging parents, which
 # do the parsing since issue 25 moved the rules to intermediate)
 PARSING = [m for m in MODELS[:-1] if not m.startswith("+")] + [
-    "stg_pmdata__activity_minutes_days", "stg_pmdata__exercise_bouts", "stg_ifh_affect__sleep_nights"]
+    "stg_ifh_affect__sleep_nights"]
 DAILY = "lifesnaps/rais_anonymized/csv_rais_anonymized/daily_fitbit_sema_df_unprocessed.csv"
 SCREEN_COUNT = "f_screen:phone_screen_rapids_countepisodeunlock:allday"
 SCREEN_MINUTES = "f_screen:phone_screen_rapids_sumdurationunlock:allday"
@@ -214,7 +214,7 @@ def test_bad_timestamp_or_date_is_quarantined(con):
     # none of these records reaches staging; the reporting row with a bad timestamp is still read
     assert con.execute("select count(*) from stg_lifesnaps__daily where subject_id = 'lifesnaps:lsTEST'"
                        " and day = date '2021-03-09'").fetchone()[0] == 0
-    assert con.execute("select count(*) from int_pmdata__activity_minutes_filtered where value = 500").fetchone()[0] == 0
+    assert con.execute("select count(*) from stg_pmdata__activity_minutes where value = 500").fetchone()[0] == 0
     assert con.execute("select value_text from stg_pmdata__reporting where day = date '2020-04-05'").fetchone() == \
         ("meals: Dinner; weight: 80 kg; fluid: 4 glasses; alcohol: No",)
     assert _value(con, "int_ifh_affect__sleep_unpivoted", "ifh_affect:par_9", "2020-04-03", "sleep.duration") is None
@@ -261,7 +261,7 @@ def test_uncastable_value_is_quarantined(con):
     # the record's other fields are still staged; the bad one gives no row
     assert _value(con, "stg_pmdata__steps", "pmdata:p99", "2020-04-01", "steps.sum") == 150
     assert _value(con, "stg_pmdata__distance", "pmdata:p99", "2020-04-01", "distance.sum") == 1000
-    assert con.execute("select value_text from int_pmdata__exercise_aggregated where day = date '2020-04-03'").fetchone() == \
+    assert con.execute("select value_text from stg_pmdata__exercise where day = date '2020-04-03'").fetchone() == \
         ("Walk",)
     ls = "lifesnaps:lsTEST"
     assert _value(con, "stg_lifesnaps__daily", ls, "2021-09-04", "daily.steps") is None
@@ -282,11 +282,11 @@ def test_uncastable_value_is_quarantined(con):
 def test_alternative_spellings_read_and_empty_cells_missing(con):
     # 'T…000' timestamp: 100 + 50 steps; bare date; quoted zone number; ISO date in a day-first file
     assert _value(con, "stg_pmdata__steps", "pmdata:p99", "2020-04-01", "steps.sum") == 150
-    assert _value(con, "int_pmdata__activity_minutes_filtered", "pmdata:p99", "2020-04-02",
+    assert _value(con, "stg_pmdata__activity_minutes", "pmdata:p99", "2020-04-02",
                   "activity.sedentary_minutes") == 700
     assert con.execute("select wear_minutes from stg_pmdata__wear_time where day = date '2020-04-01'").fetchone() == \
         (660.0,)
-    assert con.execute("select value_text from int_pmdata__exercise_aggregated where day = date '2020-04-02'").fetchone() == \
+    assert con.execute("select value_text from stg_pmdata__exercise where day = date '2020-04-02'").fetchone() == \
         ("Walk (22 min)",)
     assert con.execute("select value_text from stg_pmdata__reporting where day = date '2020-04-02'").fetchone() == \
         ("meals: Lunch; weight: 80 kg; fluid: 5 glasses; alcohol: No",)

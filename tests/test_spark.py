@@ -141,7 +141,7 @@ QUESTIONS = [
 def retrieval_cases(con) -> list[dict]:
     """20 (subject, question) cases: the subjects of the build in order, the questions in turn, each
     parsed offline (the deterministic QueryParse) on the subject's last day."""
-    from wag_cli.ask import parse_question
+    from wag_cli.pipeline import parse_question
     from wag_cli.catalog import load_catalog
 
     catalog = load_catalog(con)

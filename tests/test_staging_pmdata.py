@@ -26,13 +26,13 @@ import pytest
 from conftest import REPO, run_dbt
 
 MODELS = [
-    "int_pmdata__sleep_unpivoted",   # the contract rows of sleep.json (rules in models/intermediate/pmdata)
+    "stg_pmdata__sleep",
     "int_pmdata__sleep_score_deduplicated",
     "stg_pmdata__steps",
     "stg_pmdata__distance",
-    "int_pmdata__activity_minutes_filtered",
-    "int_pmdata__resting_heart_rate_aggregated",
-    "int_pmdata__exercise_aggregated",
+    "stg_pmdata__activity_minutes",
+    "stg_pmdata__resting_heart_rate",
+    "stg_pmdata__exercise",
     "int_pmdata__wellness_deduplicated",
     "int_pmdata__srpe_aggregated",
     "stg_pmdata__reporting",
@@ -273,18 +273,18 @@ def test_sleep_p01_nights_match_main_sleep_record(pm_db: Path, pm_root: Path, ni
         assert day in main
     rec = main[day]
     sid, d = "pmdata:p01", day.isoformat()
-    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.timeInBed") == rec["timeInBed"]
-    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.efficiency") == rec["efficiency"]
-    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.minutesAsleep") == rec["minutesAsleep"]
-    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.minutesAwake") == rec["minutesAwake"]
-    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.levels.deep.minutes") == rec["levels"]["summary"]["deep"]["minutes"]
-    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.levels.rem.minutes") == rec["levels"]["summary"]["rem"]["minutes"]
-    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.minutesToFallAsleep") == 0
+    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.timeInBed") == rec["timeInBed"]
+    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.efficiency") == rec["efficiency"]
+    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.minutesAsleep") == rec["minutesAsleep"]
+    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.minutesAwake") == rec["minutesAwake"]
+    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.levels.deep.minutes") == rec["levels"]["summary"]["deep"]["minutes"]
+    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.levels.rem.minutes") == rec["levels"]["summary"]["rem"]["minutes"]
+    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.minutesToFallAsleep") == 0
     midnight = datetime.combine(day, datetime.min.time())
     start_min = (_ts(rec["startTime"]) - midnight).total_seconds() / 60
     end_min = (_ts(rec["endTime"]) - midnight).total_seconds() / 60
-    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.startTime") == pytest.approx(start_min)
-    assert _one(pm_db, "int_pmdata__sleep_unpivoted", sid, d, "sleep.endTime") == pytest.approx(end_min)
+    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.startTime") == pytest.approx(start_min)
+    assert _one(pm_db, "stg_pmdata__sleep", sid, d, "sleep.endTime") == pytest.approx(end_min)
 
 
 def test_sleep_bedtime_before_midnight_is_negative(pm_db: Path, pm_root: Path):
@@ -295,21 +295,21 @@ def test_sleep_bedtime_before_midnight_is_negative(pm_db: Path, pm_root: Path):
     start = _ts(rec["startTime"])
     expected = -((datetime.combine(day, datetime.min.time()) - start).total_seconds() / 60)
     assert expected < 0
-    assert _one(pm_db, "int_pmdata__sleep_unpivoted", "pmdata:p01", day.isoformat(), "sleep.startTime") == pytest.approx(expected)
+    assert _one(pm_db, "stg_pmdata__sleep", "pmdata:p01", day.isoformat(), "sleep.startTime") == pytest.approx(expected)
 
 
 def test_sleep_one_row_per_wake_up_day_and_no_stage_rows_for_classic_logs(pm_db: Path, pm_root: Path):
     for pid in ("p01", "p03", "p13", "p16"):
         main = _main_sleep(pm_root, pid)
-        got = _series(pm_db, "int_pmdata__sleep_unpivoted", f"pmdata:{pid}", "sleep.timeInBed")
+        got = _series(pm_db, "stg_pmdata__sleep", f"pmdata:{pid}", "sleep.timeInBed")
         assert got == {d: r["timeInBed"] for d, r in main.items()}, pid
-        deep = _series(pm_db, "int_pmdata__sleep_unpivoted", f"pmdata:{pid}", "sleep.levels.deep.minutes")
+        deep = _series(pm_db, "stg_pmdata__sleep", f"pmdata:{pid}", "sleep.levels.deep.minutes")
         assert set(deep) == {d for d, r in main.items() if r["type"] == "stages"}, pid
     classic = [d for d, r in _main_sleep(pm_root, "p03").items() if r["type"] == "classic"]
     assert classic, "p03 has classic main-sleep logs (FORMATS §1.3)"
     d = classic[0].isoformat()
-    assert _one(pm_db, "int_pmdata__sleep_unpivoted", "pmdata:p03", d, "sleep.levels.light.minutes") is None
-    assert _one(pm_db, "int_pmdata__sleep_unpivoted", "pmdata:p03", d, "sleep.timeInBed") is not None
+    assert _one(pm_db, "stg_pmdata__sleep", "pmdata:p03", d, "sleep.levels.light.minutes") is None
+    assert _one(pm_db, "stg_pmdata__sleep", "pmdata:p03", d, "sleep.timeInBed") is not None
 
 
 def _asleep_midpoint(rec: dict) -> float | None:
@@ -335,7 +335,7 @@ def _asleep_midpoint(rec: dict) -> float | None:
 def test_sleep_asleep_midpoint(pm_db: Path, pm_root: Path):
     for pid in ("p01", "p03"):
         main = _main_sleep(pm_root, pid)
-        got = _series(pm_db, "int_pmdata__sleep_unpivoted", f"pmdata:{pid}", "sleep.levels.asleep_midpoint")
+        got = _series(pm_db, "stg_pmdata__sleep", f"pmdata:{pid}", "sleep.levels.asleep_midpoint")
         expected = {d: m for d, r in main.items() if (m := _asleep_midpoint(r)) is not None}
         assert got.keys() == expected.keys(), pid
         for d in expected:
@@ -432,18 +432,18 @@ def test_activity_minutes_and_not_worn_days(pm_db: Path, pm_root: Path):
         sid = f"pmdata:{pid}"
         for level, field in fields.items():
             expected = {d: v[level] for d, v in daily.items() if d not in not_worn}
-            assert _series(pm_db, "int_pmdata__activity_minutes_filtered", sid, field) == expected, (pid, field)
+            assert _series(pm_db, "stg_pmdata__activity_minutes", sid, field) == expected, (pid, field)
         active = {
             d: v["lightly_active"] + v["moderately_active"] + v["very_active"]
             for d, v in daily.items() if d not in not_worn
         }
-        assert _series(pm_db, "int_pmdata__activity_minutes_filtered", sid, "activity.active_minutes") == active, pid
+        assert _series(pm_db, "stg_pmdata__activity_minutes", sid, "activity.active_minutes") == active, pid
         if pid == "p13":
             assert len(not_worn) == 70  # FORMATS §0.5
             day = min(not_worn).isoformat()
             left = _rows(
                 pm_db,
-                "select raw_field from int_pmdata__activity_minutes_filtered where subject_id = ? and day = cast(? as date)",
+                "select raw_field from stg_pmdata__activity_minutes where subject_id = ? and day = cast(? as date)",
                 [sid, day],
             )
             assert left == [], f"not-worn day {day} still has rows {left}"
@@ -458,14 +458,14 @@ def test_resting_heart_rate_drops_zero_sentinel(pm_db: Path, pm_root: Path):
     expected = {date.fromisoformat(r["dateTime"][:10]): r["value"]["value"] for r in raw if r["value"]["value"] > 0}
     sentinel = [r for r in raw if r["value"]["value"] == 0]
     assert len(sentinel) == 51 and all(r["value"]["date"] is None for r in sentinel)
-    got = _series(pm_db, "int_pmdata__resting_heart_rate_aggregated", "pmdata:p03", "resting_heart_rate.value")
+    got = _series(pm_db, "stg_pmdata__resting_heart_rate", "pmdata:p03", "resting_heart_rate.value")
     assert got.keys() == expected.keys()
     for d in expected:
         assert got[d] == pytest.approx(expected[d])
-    assert _one(pm_db, "int_pmdata__resting_heart_rate_aggregated", "pmdata:p03", sentinel[0]["dateTime"][:10],
+    assert _one(pm_db, "stg_pmdata__resting_heart_rate", "pmdata:p03", sentinel[0]["dateTime"][:10],
                 "resting_heart_rate.value") is None
     # p13 has no resting_heart_rate.json: no rows, no error
-    assert _series(pm_db, "int_pmdata__resting_heart_rate_aggregated", "pmdata:p13", "resting_heart_rate.value") == {}
+    assert _series(pm_db, "stg_pmdata__resting_heart_rate", "pmdata:p13", "resting_heart_rate.value") == {}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -484,7 +484,7 @@ def test_exercise_text_and_vo2max(pm_db: Path, pm_root: Path):
         )
         for d, rs in per_day.items()
     }
-    got = _series(pm_db, "int_pmdata__exercise_aggregated", "pmdata:p01", "exercise.activities")
+    got = _series(pm_db, "stg_pmdata__exercise", "pmdata:p01", "exercise.activities")
     assert got == text
     # 2019-11-05: an auto-detected walk, then a GPS run with a VO2 max estimate
     day = date(2019, 11, 5)
@@ -494,7 +494,7 @@ def test_exercise_text_and_vo2max(pm_db: Path, pm_root: Path):
         for d, rs in per_day.items()
         if (v := [r["vo2Max"]["vo2Max"] for r in rs if isinstance(r.get("vo2Max"), dict)])
     }
-    got_vo2 = _series(pm_db, "int_pmdata__exercise_aggregated", "pmdata:p01", "exercise.vo2Max")
+    got_vo2 = _series(pm_db, "stg_pmdata__exercise", "pmdata:p01", "exercise.vo2Max")
     assert got_vo2.keys() == vo2.keys() and day in vo2
     for d in vo2:
         assert got_vo2[d] == pytest.approx(vo2[d])

@@ -27,37 +27,33 @@ same atomic ``os.replace``. When, besides the settings, no data file changed eit
 :func:`data_fingerprint`), the build stops before dbt and the warehouse is left as it is
 (``refresh["mode"] == "unchanged"``): an unchanged 500-subject warehouse otherwise spent ~19 s
 re-running ~300 nodes to recompute nothing (bench/RESULTS.md, twelfth session).
+
+Shapes: :class:`~wag_cli.dbt_run.BuildResult` (from :mod:`wag_cli.dbt_run`, which runs dbt in this
+process). The Spark engine (``engine="spark"``) is :mod:`wag_cli.build_spark`.
+
+Errors: :class:`~wag_cli.errors.UsageError` (no dataset folder, unknown engine, ``--wide`` with
+Spark), :class:`~wag_cli.errors.DatabaseError` (the warehouse or its staging folder is held by another
+process), :class:`~wag_cli.errors.WagError` (dbt cannot start).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+# BuildResult and invoke_dbt_in_process (dbt_run) and export_spark_warehouse (build_spark) are also
+# imported from this module by their callers (wag eval alpha, the tests)
+from .build_spark import export_spark_warehouse, invoke_dbt_spark, spark_warehouse_dir
+from .dbt_run import BuildResult, invoke_dbt_in_process, one_line
 from .errors import UsageError, WagError
 from .failure_rows import describe_failing_rows
 from .safe_names import check_data_names
 from .paths import db_path, project_dir
 
 DATASET_FOLDERS = ("pmdata", "lifesnaps", "globem", "ifh_affect", "apple_health", "fitbit", "oura")
-
-
-@dataclass
-class BuildResult:
-    """Outcome of a build: counts by status, the failures (node name, message) and, for a DuckDB
-    build, what was refreshed (``refresh``: see :func:`refresh_report`)."""
-
-    success: bool
-    n_nodes: int = 0
-    status_counts: dict[str, int] = field(default_factory=dict)
-    failures: list[tuple[str, str]] = field(default_factory=list)
-    refresh: dict | None = None
-
 
 SETTINGS_TABLE = "wag_build_settings"
 # Skipped by an incremental build: the seeds (their files are in the settings hash, so the copied
@@ -246,6 +242,9 @@ def run_build(
     check_data_dir(Path(data_dir), wide_sources)
     check_data_names(Path(data_dir), DATASET_FOLDERS)
     dbt_vars = _dbt_vars(data_dir, wide_sources)
+    # issue 28: a Fitbit Takeout zip's members are copied beside the warehouse file, not into the build's
+    # folder (removed after each build), so an unchanged zip is not copied again (wag_cli/fitbit_takeout.py)
+    dbt_vars["fitbit_takeout_cache_dir"] = str(database.with_name(database.name + ".takeout"))
     check_not_locked(database)
     staging_dir = _claim_staging(database)
     try:
@@ -254,7 +253,7 @@ def run_build(
             # tables, so every reader command (ask, sql, subjects…) answers from the Spark build
             if wide_sources:
                 raise UsageError("--wide is not supported with --engine spark (the wide CSV reader is DuckDB's sniffer)")
-            out = _invoke_dbt_spark(project, spark_warehouse_dir(), data_dir, dbt_vars, on_node)
+            out = invoke_dbt_spark(project, spark_warehouse_dir(), data_dir, dbt_vars, on_node)
             if out.success:
                 export_spark_warehouse(spark_warehouse_dir(), staging_dir / database.name, project)
         elif engine == "duckdb":
@@ -282,32 +281,6 @@ def run_build(
         shutil.rmtree(staging_dir, ignore_errors=True)   # a failed build's file; the warehouse is untouched
 
 
-def invoke_dbt_in_process(args: list[str], env: dict[str, str], project: Path, callbacks: list | None = None):
-    """Run ``dbtRunner().invoke(args)`` from ``project`` with ``env`` set for the call only.
-
-    The one place the project runs dbt in-process (``wag build``, ``wag eval alpha``, the tests): it
-    sets the environment variables and the working directory, releases dbt-duckdb's database
-    instance afterwards (so this process can open the file again) and restores both. Returns the
-    ``dbtRunnerResult``; nothing is raised for a failed run.
-    """
-    from dbt.cli.main import dbtRunner
-
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    cwd = os.getcwd()
-    try:
-        os.chdir(project)
-        return dbtRunner(callbacks=callbacks or []).invoke(args)
-    finally:
-        release_dbt_duckdb()
-        os.chdir(cwd)
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 def _invoke_dbt(project: Path, database: Path, data_dir: Path, dbt_vars: dict,
                 on_node: Callable[[str, str], None] | None, exclude: tuple[str, ...] = ()) -> BuildResult:
     """``dbt build`` into ``database`` (WAG_DB points there for the run), without the nodes selected
@@ -333,7 +306,7 @@ def _invoke_dbt(project: Path, database: Path, data_dir: Path, dbt_vars: dict,
     res = invoke_dbt_in_process(args, env, project, [callback])
 
     if res.exception is not None and res.result is None:
-        raise WagError(f"dbt could not run: {_one_line(str(res.exception))}")
+        raise WagError(f"dbt could not run: {one_line(str(res.exception))}")
     out = BuildResult(success=bool(res.success))
     for r in getattr(res.result, "results", None) or []:
         status = str(r.status)
@@ -343,7 +316,7 @@ def _invoke_dbt(project: Path, database: Path, data_dir: Path, dbt_vars: dict,
             where = ""
             if status == "fail" and getattr(r.node, "resource_type", None) == "test":
                 where = describe_failing_rows(database, getattr(r.node, "compiled_code", None))
-            out.failures.append((r.node.name, _one_line(r.message or "") + where))
+            out.failures.append((r.node.name, one_line(r.message or "") + where))
     return out
 
 
@@ -434,103 +407,3 @@ def _swap_in(built: Path, database: Path) -> None:
     if wal.exists():
         wal.unlink()
     os.replace(built, database)
-
-
-def release_dbt_duckdb() -> None:
-    """Close the DuckDB database dbt-duckdb keeps open in this process after an in-process run.
-
-    dbt-duckdb holds one database instance per process (``DuckDBConnectionManager._ENV``); until it
-    is closed, opening the same file read-only from this process fails ("different configuration").
-    """
-    try:
-        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
-    except ImportError:  # pragma: no cover - adapter not installed
-        return
-    env = DuckDBConnectionManager._ENV
-    if env is not None:
-        try:
-            env.close()
-        except Exception:  # closing twice or a half-open env: nothing left to release
-            pass
-    DuckDBConnectionManager.close_all_connections()
-
-
-def _one_line(message: str) -> str:
-    """dbt messages carry ANSI codes and compiled-SQL paths; keep the first informative lines."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", message).strip()
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    return " ".join(lines[:3])
-
-
-def spark_warehouse_dir() -> Path:
-    """The Spark warehouse folder: WAG_SPARK_WAREHOUSE, else spark-warehouse/ in the project (profiles.yml)."""
-    env = os.environ.get("WAG_SPARK_WAREHOUSE")
-    return Path(env).resolve() if env else project_dir() / "spark-warehouse"
-
-
-def _invoke_dbt_spark(project: Path, warehouse: Path, data_dir: Path, dbt_vars: dict,
-                      on_node: Callable[[str, str], None] | None) -> BuildResult:
-    """``dbt build --target spark`` in a subprocess (PySpark starts its own JVM, which then exits with
-    it); the result from dbt's run_results.json."""
-    import subprocess
-    import sys
-
-    if importlib_util_find("dbt.adapters.spark") is None:
-        raise UsageError('--engine spark needs the spark extra: pip install -e ".[spark]" (and Java 17)')
-    target = project / "target" / "spark"
-    env = dict(os.environ)
-    env.update({"WAG_SPARK_WAREHOUSE": str(warehouse), "WAG_DATA_DIR": str(Path(data_dir).resolve()),
-                "DO_NOT_TRACK": os.environ.get("DO_NOT_TRACK", "1")})
-    dbt = Path(sys.executable).with_name("dbt")
-    cmd = [str(dbt), "build", "--target", "spark", "--project-dir", str(project), "--profiles-dir", str(project),
-           "--target-path", str(target), "--vars", json.dumps(dbt_vars), "--no-use-colors"]
-    proc = subprocess.Popen(cmd, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    for line in proc.stdout:
-        m = re.search(r"\d+ of \d+ (OK|PASS|ERROR|FAIL|WARN|SKIP)\b.*? ([\w.]+) \.", line)
-        if m and on_node is not None:
-            on_node(m.group(2).split(".")[-1], m.group(1).lower())
-    proc.wait()
-    out = BuildResult(success=proc.returncode == 0)
-    results = target / "run_results.json"
-    if results.is_file():
-        for r in json.loads(results.read_text()).get("results", []):
-            status = str(r.get("status"))
-            out.n_nodes += 1
-            out.status_counts[status] = out.status_counts.get(status, 0) + 1
-            if status in ("error", "fail"):
-                out.failures.append((r.get("unique_id", "").split(".")[-1], _one_line(r.get("message") or "")))
-    elif proc.returncode != 0:
-        raise WagError(f"dbt build --target spark could not run (exit {proc.returncode})")
-    return out
-
-
-def importlib_util_find(name: str):
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec(name)
-    except ModuleNotFoundError:
-        return None
-
-
-def export_spark_warehouse(warehouse: Path, database: Path, project: Path, schema: str = "wag") -> list[str]:
-    """A DuckDB warehouse file holding every table of a Spark warehouse (its Parquet folders
-    ``<warehouse>/<schema>.db/<table>``), with the DuckDB table macros of macros/retrieval.sql installed
-    over them (``dbt run-operation wag_install_retrieve``): the Spark build, readable by every command."""
-    import duckdb
-
-    folder = Path(warehouse) / f"{schema}.db"
-    tables = sorted(p.name for p in folder.iterdir() if p.is_dir() and any(p.glob("*.parquet")))
-    con = duckdb.connect(str(database))
-    try:
-        for t in tables:
-            con.execute(f'create or replace table "{t}" as select * from read_parquet(?)', [str(folder / t / "*.parquet")])
-    finally:
-        con.close()
-    res = invoke_dbt_in_process(
-        ["run-operation", "wag_install_retrieve", "--project-dir", str(project), "--profiles-dir", str(project),
-         "--target", "duckdb", "--quiet"],
-        {"WAG_DB": str(database), "DO_NOT_TRACK": os.environ.get("DO_NOT_TRACK", "1")}, project)
-    if not res.success:
-        raise WagError(f"could not install the retrieval macros into {database}: {res.exception or res.result}")
-    return tables

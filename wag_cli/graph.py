@@ -20,7 +20,7 @@ def resolve_node(con: duckdb.DuckDBPyConnection, node: str) -> str:
     if fetch_dicts(con, "select 1 from nodes where metric_id = $node", {"node": node}):
         return node
     from .catalog import load_catalog
-    from .match import lexical_match
+    from .query.embeddings import lexical_match
 
     resolved = lexical_match(node, load_catalog(con))
     if resolved and fetch_dicts(con, "select 1 from nodes where metric_id = $node", {"node": resolved}):
@@ -40,7 +40,7 @@ def node_view(con: duckdb.DuckDBPyConnection, node: str, subject: str | None = N
     rows = fetch_dicts(con, "select * from nodes where metric_id = $node", {"node": node})
     out = {"node": rows[0], "edges": fetch_dicts(con, _sql("graph_node.sql"), {"node": node}), "edge_weights": []}
     if subject:
-        from .ask import check_subject
+        from .pipeline import check_subject
 
         check_subject(con, subject)
         out["edge_weights"] = fetch_dicts(con, _sql("graph_node_weights.sql"), {"node": node, "subject": subject})

@@ -10,7 +10,7 @@ subject, the subject's (``subject_last_day``). Replies are bounded: ``run_sql`` 
 long daily series (:data:`MAX_REPLY_CHARS`, :data:`MAX_DAILY_DAYS`) and say so in ``truncated``.
 Errors a caller can cause raise :class:`~wag_cli.errors.WagError` with a one-sentence message.
 
-The numbers come from the existing pipeline and SQL: ``ask`` is :func:`wag_cli.ask.answer_question`
+The numbers come from the existing pipeline and SQL: ``ask`` is :func:`wag_cli.pipeline.answer_question`
 offline, ``retrieve_subgraph`` the ``wag_retrieve`` rows of ``sql/retrieve.sql``, ``node_window``
 the ``wag_node_window`` row of ``sql/node_window.sql``, ``explain_edge`` the macro's row of one edge
 (``sql/edge_stages.sql``) beside the stored ``edge_weights`` row, ``run_sql`` the guard of
@@ -24,10 +24,11 @@ import math
 from datetime import date, datetime, time
 from importlib import resources
 
-from .ask import answer_question, check_subject, no_metric_hint
+from .pipeline import answer_question, check_subject, no_metric_hint
 from .catalog import load_catalog
 from .db import execute_read_only, fetch_dicts, warehouse
 from .errors import UsageError, WagError
+from .settings import default_window_days
 from .graph import node_view, resolve_node
 from .retrieve import retrieve_rows
 from .settings import RetrievalSettings
@@ -39,7 +40,7 @@ MAX_SQL_CHARS = 50_000     # characters of JSON rows run_sql returns at most (ab
 MAX_REPLY_CHARS = 60_000   # every other reply: long daily series are trimmed to fit
 MAX_DAILY_DAYS = 366       # node_window: daily values returned at most (the latest)
 MAX_METRICS = 10           # retrieve_subgraph: primary metrics per call
-DEFAULT_WINDOW_DAYS = 7    # DESIGN.md §8: k^q when a question names no period
+DEFAULT_WINDOW_DAYS = default_window_days()    # DESIGN.md §8: k^q when a question names no period (dbt var)
 DEFAULT_OPENNESS = 0.5
 
 

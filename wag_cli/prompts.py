@@ -3,7 +3,7 @@
 The pairs are passed to :meth:`wag_cli.llm.LLMClient.chat_json` / ``chat_text``, which append the
 standing safety rules to the system text and put the caller's data — the user's question included —
 in a fenced data block after the instruction (JSON for QueryParse, the compact text tables of
-:mod:`wag_cli.context` for answers). Nothing here is formatted with user input: the question never
+:mod:`wag_cli.answer.context` for answers). Nothing here is formatted with user input: the question never
 becomes part of an instruction, and the fixed instructions come before the variable data so a
 server can reuse the cached prefix.
 
@@ -17,7 +17,7 @@ server can reuse the cached prefix.
 
 from __future__ import annotations
 
-METHODS = ("base", "rag", "wag")
+from .retrieve import METHODS  # noqa: F401  (one list of answer methods, DESIGN.md §10)
 
 # DESIGN.md §10 / paper Table 23: question categories and their openness ranges.
 from .categories import CATEGORY_OPENNESS as QUESTION_TYPES  # noqa: E402
@@ -162,7 +162,7 @@ def answer_prompt(method: str) -> tuple[str, str]:
     """``(system, instruction)`` for answering under condition ``method`` ('base' | 'rag' | 'wag', or
     'full' for the FullContext size bound).
 
-    Expected data block: the compact text of :func:`wag_cli.context.answer_context` (question line,
+    Expected data block: the compact text of :func:`wag_cli.answer.context.answer_context` (question line,
     period, analysis, metrics table, knowledge for rag/wag, edges for wag, daily or weekly rows).
     Raises ``ValueError`` for an unknown method.
     """

@@ -23,6 +23,15 @@ def dbt_vars() -> dict:
         return dict((yaml.safe_load(fh) or {}).get("vars") or {})
 
 
+def default_window_days() -> int:
+    """k^q when a question names no period (DESIGN.md §8): the dbt var ``default_window_days``, 7 when
+    the project file cannot be read (an installed package without its dbt project)."""
+    try:
+        return int(dbt_vars().get("default_window_days", 7))
+    except Exception:  # noqa: BLE001 - the parse must work without a project
+        return 7
+
+
 @dataclass(frozen=True)
 class RetrievalSettings:
     """Constants of retrieval (§8), local weights (§7), global weights (§6) and correlations (§5).

@@ -7,6 +7,8 @@
 --   fitbit     the same, from a person's Takeout export (…-YYYY-MM-DD.json)        stg_fitbit__wear_time
 --   lifesnaps  minutes with a heart rate (Fitbit zone columns of the daily CSV)   stg_lifesnaps__wear_time
 --   ifh_affect Oura's classified wear minutes rest + inactive + low/medium/high   stg_ifh_affect__activity
+--   oura       the same from a person's Oura export (resting + sedentary + low/medium/high activity time)
+--                                                                                 int_oura__values_unpivoted
 --   globem     no wear evidence in the RAPIDS feature files: not applied
 --   wide       no wear evidence in a wide export: not applied
 -- Heart-rate evidence (pmdata, lifesnaps) is a daily series: a day between the subject's first and last
@@ -74,10 +76,28 @@ heart_rate_days as (
         on e.dataset = s.dataset and e.subject_id = s.subject_id and e.day = s.day
 ),
 
+oura as (
+    -- a person's Oura export (issue 28): Oura's classified wear time, as for IFH
+    select
+        dataset,
+        subject_id,
+        day,
+        -- a day with only non_wear_time (nothing worn) is 0 minutes of wear
+        cast(least(sum(case when raw_field <> 'daily_activity.non_wear_time' then value else 0 end) / 60.0, 1440) as double)
+            as wear_minutes,
+        cast('Oura classified wear time (resting + sedentary + low + medium + high activity)' as string) as evidence
+    from {{ ref('int_oura__values_unpivoted') }}
+    where raw_field in ('daily_activity.resting_time', 'daily_activity.sedentary_time', 'daily_activity.active_minutes',
+                        'daily_activity.non_wear_time')
+    group by dataset, subject_id, day
+),
+
 evidence as (
     select * from heart_rate_days
     union all
     select * from ifh_affect
+    union all
+    select * from oura
 )
 
 select

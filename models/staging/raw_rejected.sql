@@ -13,11 +13,13 @@
 
   Covered: PMData sleep.json, resting_heart_rate.json, wellness.csv, sleep_score.csv, srpe.csv,
   steps.json, distance.json, the four *_minutes.json, time_in_heart_rate_zones.json, exercise.json,
-  googledocs/reporting.csv, pmsys/injury.csv; LifeSnaps daily_fitbit_sema_df_unprocessed.csv and scored_surveys
+  googledocs/reporting.csv, pmsys/injury.csv, and the same Fitbit files of a person's Takeout export
+  (dataset fitbit, issue 28: <name>-YYYY-MM-DD.json, exercise-N.json); LifeSnaps daily_fitbit_sema_df_unprocessed.csv and scored_surveys
   panas/stai/personality.csv; IFH Affect oura sleep.csv, activity.csv (Oura's literal 'null' is a
   missing value); GLOBEM ema.csv, dep_weekly.csv, pre.csv (BFI-10 items) and the feature files sleep/steps/location/screen/
   call.csv (the allday columns of globem_feature_files, macros/globem.sql); Apple Health Record
-  elements (stg_apple_health__records, locator = line in export.xml). The generic blocks are
+  elements (stg_apple_health__records, locator = line in export.xml); a person's Oura export (the five
+  entity files, JSON or CSV; locator data[N] or line N; macros/oura.sql). The generic blocks are
   built by wag_rejections / wag_check_day / wag_check_number (macros/quarantine.sql).
 -#}
 {%- set sleep_glob = wag_source_glob('pmdata_raw', 'fitbit_sleep') -%}
@@ -35,9 +37,10 @@
                          'timeInBed', 'efficiency'] -%}
 {%- set parts = [] -%}
 
-{%- if wag_files_exist(sleep_glob) %}
+{#- PMData's sleep.json and a person's Takeout sleep-YYYY-MM-DD.json (issue 28): the same objects -#}
+{%- for dataset, logs_glob in [('pmdata', sleep_glob), ('fitbit', 'fitbit/*/**/sleep-*.json')] if wag_files_exist(logs_glob) %}
 {%- set part -%}
-select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (logId ' || nullif(trim(f.logId), '') || ')', '') as locator,
+select '{{ dataset }}' as dataset, filename, 'element ' || n || coalesce(' (logId ' || nullif(trim(f.logId), '') || ')', '') as locator,
        raw, {{ wag_nonnull_rows_open() }}
     {{ wag_reject_if(wag_is_blank('f.logId'), 'no logId (duplicates cannot be told apart)') }},
     {{ wag_reject_if(wag_is_blank('f.mainSleep') ~ ' and ' ~ wag_is_blank('f.isMainSleep'),
@@ -69,20 +72,22 @@ from (
              {%- do fields.append((col, wag_json_text('json', '$.' ~ col))) -%}
            {%- endfor %}
            {{ wag_struct(fields) }} as f
-    from {{ wag_read_json_objects(sleep_glob) }}
+    from {{ wag_read_json_objects(logs_glob) }}
 )
 -- a log that is not the main sleep is skipped by rule; its fields are not checked
 where coalesce({{ wag_parse_flag('f.mainSleep') }}, {{ wag_parse_flag('f.isMainSleep') }}, true)
 {%- endset %}{% do parts.append(part) %}
-{%- endif %}
+{%- endfor %}
 
-{%- if wag_files_exist(rhr_glob) %}
+{%- for dataset, days_glob, date_format in [('pmdata', rhr_glob, 'YYYY-MM-DD[ HH:MM:SS]'),
+                                           ('fitbit', 'fitbit/*/**/resting_heart_rate-*.json', 'MM/DD/YY HH:MM:SS')]
+      if wag_files_exist(days_glob) %}
 {%- set part -%}
-select 'pmdata' as dataset, filename, 'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '') as locator,
+select '{{ dataset }}' as dataset, filename, 'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '') as locator,
        raw, {{ wag_nonnull_rows_open() }}
     {{ wag_reject_if(wag_is_blank('date_time'), 'empty dateTime') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('date_time') ~ ' and ' ~ wag_parse_date('date_time', false) ~ ' is null',
-                     'dateTime is not a date (YYYY-MM-DD[ HH:MM:SS])', 'date_time') }},
+                     'dateTime is not a date (' ~ date_format ~ ')', 'date_time') }},
     {{ wag_check_plausible('date', 'date_time', 'dateTime') }},
     {{ wag_reject_if('not ' ~ wag_is_blank('bpm') ~ ' and ' ~ wag_parse_number('bpm') ~ ' is null',
                      'value.value is not a number', 'bpm') }}
@@ -91,10 +96,10 @@ from (
     select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw,
            {{ wag_json_text('json', '$.dateTime') }} as date_time,
            {{ wag_json_text('json', '$.value.value') }} as bpm
-    from {{ wag_read_json_objects(rhr_glob) }}
+    from {{ wag_read_json_objects(days_glob) }}
 )
 {%- endset %}{% do parts.append(part) %}
-{%- endif %}
+{%- endfor %}
 
 {%- if wag_files_exist(wellness_glob) %}
 {%- set items = ['fatigue', 'mood', 'readiness', 'stress'] -%}
@@ -187,23 +192,28 @@ from (
 {%- endfor %}
 
 {#- ---- PMData: per-minute steps / distance, daily activity minutes, heart-rate zones, exercise ---- -#}
-{%- set json_days = [(wag_source_glob('pmdata_raw', 'fitbit_steps'), 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
-                     (wag_source_glob('pmdata_raw', 'fitbit_distance'), 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
-                     (wag_source_glob('pmdata_raw', 'fitbit_activity_minutes'), 'date', 'YYYY-MM-DD[ HH:MM:SS]')] -%}
-{%- for glob, kind, format in json_days if wag_files_exist(glob) %}
+{#- …and the same files of a person's Takeout export (issue 28), one per period, month-first -#}
+{%- set json_days = [('pmdata', wag_source_glob('pmdata_raw', 'fitbit_steps'), 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
+                     ('pmdata', wag_source_glob('pmdata_raw', 'fitbit_distance'), 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
+                     ('pmdata', wag_source_glob('pmdata_raw', 'fitbit_activity_minutes'), 'date', 'YYYY-MM-DD[ HH:MM:SS]'),
+                     ('fitbit', 'fitbit/*/**/steps-*.json', 'timestamp', 'MM/DD/YY HH:MM:SS'),
+                     ('fitbit', 'fitbit/*/**/distance-*.json', 'timestamp', 'MM/DD/YY HH:MM:SS'),
+                     ('fitbit', 'fitbit/*/**/*_minutes-*.json', 'date', 'MM/DD/YY HH:MM:SS')] -%}
+{%- for dataset, glob, kind, format in json_days if wag_files_exist(glob) %}
 {%- set rel -%}
 (select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw_json,
         {{ wag_json_text('json', '$.dateTime') }} as date_time, {{ wag_json_text('json', '$.value') }} as v
  from {{ wag_read_json_objects(glob) }})
 {%- endset %}
-{%- do parts.append(wag_rejections('pmdata', rel,
+{%- do parts.append(wag_rejections(dataset, rel,
         "'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '')", 'raw_json',
         [wag_check_day('date_time', 'dateTime', kind, format), wag_check_number('v', 'value')]
         + ([wag_check_nonnegative('v', 'value')] if kind == 'timestamp' else []))) %}
 {%- endfor %}
 
-{%- set zones_glob = wag_source_glob('pmdata_raw', 'fitbit_time_in_heart_rate_zones') -%}
-{%- if wag_files_exist(zones_glob) %}
+{%- for dataset, zones_glob, date_format in [('pmdata', wag_source_glob('pmdata_raw', 'fitbit_time_in_heart_rate_zones'), 'YYYY-MM-DD[ HH:MM:SS]'),
+                                            ('fitbit', 'fitbit/*/**/time_in_heart_rate_zones-*.json', 'MM/DD/YY HH:MM:SS')]
+      if wag_files_exist(zones_glob) %}
 {%- set rel -%}
 (select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw_json,
         {{ wag_json_text('json', '$.dateTime') }} as date_time,
@@ -213,24 +223,39 @@ from (
 {%- set bad_zone -%}
 {{ wag_json_values_any('zones', 'not ' ~ wag_is_blank('ITEM') ~ ' and ' ~ wag_parse_number('ITEM') ~ ' is null') }}
 {%- endset %}
-{%- do parts.append(wag_rejections('pmdata', rel,
+{%- do parts.append(wag_rejections(dataset, rel,
         "'element ' || n || coalesce(' (dateTime ' || nullif(trim(date_time), '') || ')', '')", 'raw_json',
-        [wag_check_day('date_time', 'dateTime', 'date', 'YYYY-MM-DD[ HH:MM:SS]'),
+        [wag_check_day('date_time', 'dateTime', 'date', date_format),
          wag_reject_if(bad_zone, 'value.valuesInZones has a zone that is not a number', 'zones')])) %}
-{%- endif %}
+{%- endfor %}
 
-{%- set exercise_glob = wag_source_glob('pmdata_raw', 'fitbit_exercise') -%}
-{%- if wag_files_exist(exercise_glob) %}
+{%- for dataset, exercise_glob, date_format in [('pmdata', wag_source_glob('pmdata_raw', 'fitbit_exercise'), 'YYYY-MM-DD[ T]HH:MM:SS'),
+                                               ('fitbit', 'fitbit/*/**/exercise-*.json', 'MM/DD/YY HH:MM:SS')]
+      if wag_files_exist(exercise_glob) %}
 {%- set rel -%}
 (select filename, {{ wag_file_row_number() }} as n, left(cast(json as string), 500) as raw_json,
         {{ wag_json_text('json', '$.logId') }} as log_id, {{ wag_json_text('json', '$.startTime') }} as start_time,
         {{ wag_json_text('json', '$.duration') }} as duration, {{ wag_json_text('json', '$.vo2Max.vo2Max') }} as vo2_max
  from {{ wag_read_json_objects(exercise_glob) }})
 {%- endset %}
-{%- do parts.append(wag_rejections('pmdata', rel,
+{%- do parts.append(wag_rejections(dataset, rel,
         "'element ' || n || coalesce(' (logId ' || nullif(trim(log_id), '') || ')', '')", 'raw_json',
-        [wag_check_day('start_time', 'startTime', 'timestamp', 'YYYY-MM-DD[ T]HH:MM:SS'),
+        [wag_check_day('start_time', 'startTime', 'timestamp', date_format),
          wag_check_number('duration', 'duration'), wag_check_number('vo2_max', 'vo2Max.vo2Max')])) %}
+{%- endfor %}
+
+{#- A Fitbit Takeout zip (issue 28, stg_fitbit__takeout_files): one that could not be read at all, and the
+    member names skipped because they would leave the extraction folder -#}
+{%- if wag_files_exist('fitbit/*/**/*.zip') %}
+{%- set part -%}
+select 'fitbit' as dataset, {{ wag_sql_string(wag_file_root() ~ '/') }} || file as filename, 'the zip' as locator,
+       left(coalesce(note, ''), 500) as raw, {{ wag_nonnull_rows_open() }}
+    {{ wag_reject_if("status = 'failed'", 'the zip could not be read (nothing in it was read)', 'note') }},
+    {{ wag_reject_if('members_skipped_unsafe > 0', 'member names that would leave the extraction folder (absolute, .., backslash) skipped',
+                     'members_skipped_unsafe') }}
+  {{ wag_nonnull_rows_close() }} as rejection
+from {{ ref('stg_fitbit__takeout_files') }}
+{%- endset %}{% do parts.append(part) %}
 {%- endif %}
 
 {%- set reporting_glob = wag_source_glob('pmdata_raw', 'googledocs_reporting') -%}
@@ -334,6 +359,7 @@ from (
 {#- the refs stay parsed (depends_on) whatever the data folder holds; the block is built only when an
     Apple export is there, so a build of selected models without the Apple ones still runs -#}
 -- depends_on: {{ ref('stg_apple_health__records') }}, {{ ref('apple_health_types') }}
+-- depends_on: {{ ref('stg_fitbit__takeout_files') }}
 {%- if wag_files_exist('apple_health/**') %}
 {%- set apple_rel -%}
 (select r.file as filename, r.line, r.record_type, r.source_name, r.unit, r.value_text, r.start_text, r.end_text,
@@ -359,6 +385,10 @@ from (
 from " ~ apple_rel ~ " as apple") %}
 {%- endif %}
 
+{#- A person's Oura export (issue 28): per entity file (JSON or CSV), an object whose day / bedtime_end is
+    not a (plausible) date or whose read numeric field is not a number (macros/oura.sql) -#}
+{%- for part in oura_rejections() %}{% do parts.append(part) %}{% endfor %}
+
 with rejected as (
     {%- if parts %}
     {{ parts | join('\n    union all\n') }}
@@ -373,7 +403,11 @@ with rejected as (
 select
     cast(dataset as string) as dataset,
     cast({{ wag_path_slashes('filename') }} as string) as full_path,
-    cast(substr({{ wag_path_slashes('filename') }}, length({{ wag_sql_string(wag_file_root()) }}) + 2) as string) as file,
+    -- a member copied out of a Fitbit Takeout zip: fitbit/<person>/<zip name>/<member> (wag_extra_roots)
+    {%- set takeout_cache = wag_sql_string(wag_extra_roots('fitbit/')[0] ~ '/') %}
+    cast(case when substr({{ wag_path_slashes('filename') }}, 1, length({{ takeout_cache }})) = {{ takeout_cache }}
+              then substr({{ wag_path_slashes('filename') }}, length({{ takeout_cache }}) + 1)
+              else substr({{ wag_path_slashes('filename') }}, length({{ wag_sql_string(wag_file_root()) }}) + 2) end as string) as file,
     cast(locator as string) as locator,
     cast(raw as string) as raw_text,
     cast(rejection.reason as string) as reason,

@@ -52,9 +52,9 @@ def static_graph(sg: Subgraph) -> Subgraph:
 
 
 def full_context_condition(con, sg: Subgraph, catalog) -> Subgraph:
-    """FullContext for ``sg``'s subject, metrics and window: :func:`wag_cli.context.full_context`
+    """FullContext for ``sg``'s subject, metrics and window: :func:`wag_cli.answer.context.full_context`
     (every catalog metric with data in the window, from the same ``node_window.sql`` as retrieval)
     with ``sg``'s primaries first and the rest as neighbours ordered by metric id."""
-    from ..context import full_context
+    from ..answer.context import full_context
 
     return full_context(con, sg, catalog)

@@ -1,5 +1,5 @@
 """Scoring QueryParse (DESIGN.md §8) against labelled questions — the generated query set's gold
-fields (``wag eval parse``) or a hand-labelled set (:func:`wag_cli.parse.evaluate`).
+fields (``wag eval parse``) or a hand-labelled set (:func:`wag_cli.eval.parse_score.evaluate`).
 
 A labelled row is ``{"question", "as_of", "metrics", "window_days", "reference_day", "category"}``
 (``window_days`` None = all history). Per row, four checks:
@@ -23,7 +23,7 @@ CHECKS = ("metric_exact", "window", "reference_day", "openness_in_range", "categ
 
 
 def score_row(row: dict, parsed) -> dict:
-    """The checks of one labelled row against a :class:`wag_cli.parse.ParsedQuery`."""
+    """The checks of one labelled row against a :class:`wag_cli.query.parsed.ParsedQuery`."""
     lo, hi = CATEGORY_OPENNESS[row["category"]]
     return {
         "metric_exact": set(parsed.metrics) == set(row["metrics"]),
@@ -37,8 +37,8 @@ def score_row(row: dict, parsed) -> dict:
 def score_rows(rows: Iterable[dict], parser: Callable, catalog: dict[str, Metric]) -> list[dict]:
     """Parse and score every row: ``[{**row, "checks": {...}, "parsed": ParsedQuery}]``.
 
-    ``parser(question, as_of, catalog)`` returns a ParsedQuery (e.g. :func:`wag_cli.parse.parse_offline`,
-    or a closure over :func:`wag_cli.parse.parse` with a model client).
+    ``parser(question, as_of, catalog)`` returns a ParsedQuery (e.g. :func:`wag_cli.query.offline.parse_offline`,
+    or a closure over :func:`wag_cli.query.model.parse` with a model client).
     """
     out = []
     for row in rows:
@@ -122,3 +122,16 @@ def query_rows(queries: list[dict]) -> list[dict]:
              "metrics": list(q["metrics"]), "window_days": q["window_days"],
              "reference_day": q["reference_day"], "category": q["category"], "kind": q["kind"],
              "dataset": q["dataset"]} for q in queries]
+
+
+def evaluate(rows: Iterable[dict], *, as_of: date = date(2020, 1, 1), catalog: dict[str, Metric] | None = None,
+             parser=None) -> dict:
+    """Score a parser on hand-labelled rows (``eval/README.md`` fields: q, metrics, window, ref_offset?,
+    type) with :func:`evaluate_labelled`; ``parser(question, as_of, catalog)`` defaults to the offline
+    parse, ``catalog`` to the shipped one. Returns ``{"n", "metric_exact", "window_accuracy",
+    "openness_in_range", "category_accuracy", "failures"}``."""
+    from ..catalog import load_catalog
+    from ..query.offline import parse_offline
+
+    return evaluate_labelled(rows, as_of=as_of, catalog=catalog if catalog is not None else load_catalog(),
+                             parser=parser or parse_offline)

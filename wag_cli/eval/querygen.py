@@ -55,7 +55,7 @@ def unit_draw(*parts) -> float:
 def plain_name(metric_id: str, catalog: dict[str, Metric]) -> str:
     """The metric as a person says it: ``plain_names`` of the data file, else the catalog name
     lower-cased (acronyms kept: "HRV RMSSD", "VO2 Max")."""
-    from ..answer import _lc
+    from ..answer.wording import _lc
 
     names = load_phrasings()["plain_names"]
     if metric_id in names:

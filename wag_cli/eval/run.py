@@ -18,8 +18,8 @@ exp_l      WAG ranked by ``w_global``, ``w_local``, ``w_final`` (§7)
 The question given to QueryParse is the generated text (its parse is recorded), but retrieval uses
 the query's gold metrics, window, reference day and openness, so the conditions differ only in the
 context they get. Gold-track queries (kind 'gold') are answered under ``main`` only.
-Offline every condition uses :func:`wag_cli.answer.offline_answer`; with a model,
-:func:`wag_cli.answer.model_answer` (same model, same prompt frame). Identical retrievals within a
+Offline every condition uses :func:`wag_cli.answer.offline.offline_answer`; with a model,
+:func:`wag_cli.answer.model.model_answer` (same model, same prompt frame). Identical retrievals within a
 query (exp_l w_final = main wag, exp_g w_global = exp_l w_global) are computed once and stored under
 each condition.
 
@@ -124,13 +124,12 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
     answers; ``parse_client`` is given to QueryParse (None = offline parse). ``on_done(task)``
     is called after each stored answer.
     """
-    from ..answer import model_answer, offline_answer
-    from ..ask import check_subject, question_analysis
+    from ..pipeline import answer_prepared, check_subject, prepare_answer
     from ..errors import UsageError
-    from ..context import DEFAULT_BUDGET, full_context
+    from ..answer.context import DEFAULT_BUDGET
     from .conditions import full_context_condition, static_graph
-    from ..dates import rolling
-    from ..parse_combine import parse
+    from ..query.periods import rolling
+    from ..query.model import parse
     from ..retrieve import retrieve
 
     if not tasks:
@@ -179,16 +178,14 @@ def answer_query_tasks(con: duckdb.DuckDBPyConnection, eval_con: duckdb.DuckDBPy
                     sg = static_graph(sg)
                 elif task.method == "full":
                     sg = full_context_condition(con, sg, catalog)
-                analysis = (question_analysis(con, gold_parsed, sg, catalog, metrics=list(q["metrics"]))
-                            if gold_parsed is not None else None)
-                full = full_context(con, sg, catalog) if task.method == "wag" else None
+                # the answer comes from the same two steps as `wag ask` (wag_cli.pipeline)
+                prepared = prepare_answer(con, question, gold_parsed, sg, catalog, metrics=list(q["metrics"]),
+                                          with_full=task.method == "wag")
+                analysis, full = prepared.analysis, prepared.full
                 # FullContext is never trimmed (DESIGN.md §10): its size is recorded, and noted when it
                 # exceeds the budget the other conditions fit in
                 budget = UNTRIMMED if task.method == "full" else None
-                if client is not None:
-                    ans = model_answer(question, sg, client, analysis, full=full, budget=budget)
-                else:
-                    ans = offline_answer(question, sg, analysis)
+                ans = answer_prepared(prepared, client, budget=budget)
                 sg_json = sg.to_json(include_knowledge=task.method != "base")
                 tokens = estimate_tokens(answer_messages(question, sg, analysis, full=full, budget=budget))
                 note = ans.note

@@ -73,7 +73,7 @@ def _clean_aliases(g: GraphSeeds, row: dict, extra: list[str]) -> None:
 
 def _counted(client, stats: BuildStats, fn, *args):
     """Run one request through ``fn`` counting requests, cache hits and the prompt estimate."""
-    from ..context import estimate_tokens
+    from ..answer.context import estimate_tokens
 
     before = client.http_calls
     try:

@@ -2,7 +2,7 @@
 
 A proposed metric (a name, optionally a dataset column) matches an existing node when its name
 equals the node's id, name or one of its aliases (case- and separator-insensitive,
-:func:`wag_cli.match.lexical_match`), or — with a model client that has embeddings — when the
+:func:`wag_cli.query.embeddings.lexical_match`), or — with a model client that has embeddings — when the
 cosine similarity of the name to a node text is at least ``delta`` (dbt var ``delta``, 0.85).
 UpdateNode then adds the name as an alias (when it is no other node's word) and the data source,
 and marks an ``initial`` node ``both``; nothing else of the node changes.
@@ -36,7 +36,7 @@ def taken_words(g: GraphSeeds, except_id: str | None = None) -> set[str]:
 
 def find_match(name: str, g: GraphSeeds, client=None, delta: float | None = None) -> tuple[str, str] | None:
     """``(metric_id, how)`` of the node ``name`` matches ('alias' or 'embedding cosine x.xx'), or None."""
-    from ..match import EMBED_DELTA, embedding_matches, lexical_match
+    from ..query.embeddings import EMBED_DELTA, embedding_matches, lexical_match
 
     catalog = as_metrics(g)
     mid = lexical_match(name, catalog)

@@ -1,5 +1,5 @@
 -- Findings of an answer (DESIGN.md §11): what a retrieved node says about the question, per node of
--- the subgraph. Python only words these rows (wag_cli/findings.py).
+-- the subgraph. Python only words these rows (wag_cli/answer/findings.py).
 --
 -- Parameters: $subject, $ref_day (t), $window_days (INTEGER, NULL = all days up to t), $nodes: a list
 -- of {metric_id, primary_node, role, r, n} — role 'primary', 'neighbour' or 'companion' (shown with its
@@ -15,7 +15,9 @@
 -- wear minutes — matters for a daily amount (a catalog unit that adds up over a day: minutes, steps,
 -- kcal, m, calls, unlocks), which a truncated recording undercounts: such a day is named as partial,
 -- is never an unusual day and is left out of the period's mean (unless every day of the period is
--- partial). A level (bpm, a score, a once-a-day check-in) is not undercounted and keeps every day.
+-- partial). A 0 of a daily amount that is rarely 0 for the subject (under 5 % of at least 10 days
+-- before the period) counts as partial too: more likely not recorded than a real 0. A level (bpm, a
+-- score, a once-a-day check-in) is not undercounted and keeps every day.
 --   d = (period_mean - baseline_mean) / baseline_sd.
 -- unusual_days: the period's non-partial days with |value - baseline_mean| / baseline_sd >= 2, every
 -- one of them (ties included), most unusual first; notable_days: those with |z| >= 1.5, by day.
@@ -100,12 +102,27 @@ centre as (
     left join baseline_clock as b using (metric_id)
 ),
 
+zero_share as (
+    -- how often a daily amount is exactly 0 for this subject before the period: a 0 on a metric that is
+    -- rarely 0 (under 5 % of at least 10 earlier days) is more likely a day not recorded (a phone that
+    -- logged nothing) than a real 0, and is left out like a partial day (blind readers, issue 27)
+    select v.metric_id, avg(case when v.value = 0 then 1.0 else 0.0 end) as share, count(*) as n
+    from metric_values as v
+    where v.subject_id = $subject and v.value is not null
+      and $window_days is not null and v.day <= $ref_day - cast($window_days as integer)
+    group by v.metric_id
+),
+
 period_values as (
-    select v.metric_id, v.day, v.value, p.day is not null as is_partial,
+    select v.metric_id, v.day, v.value,
+           p.day is not null
+             or (v.value = 0 and c.unit in ('minutes', 'steps', 'kcal', 'm', 'calls', 'unlocks')
+                 and z.n >= 10 and z.share < 0.05) as is_partial,
            c.unit in ('minutes', 'steps', 'kcal', 'm', 'calls', 'unlocks') as is_amount
     from metric_values as v
     left join partial_days as p on p.day = v.day
     left join metric_catalog as c on c.metric_id = v.metric_id
+    left join zero_share as z on z.metric_id = v.metric_id
     where v.subject_id = $subject
       and v.value is not null
       and v.day <= $ref_day

@@ -7,7 +7,7 @@
 
   Rules
   * day = calendar date of `timestamp`, the LOCAL sleep end -> the wake-up day, consistent with
-    int_pmdata__main_sleeps_selected. A row without a participant folder, a readable timestamp or a
+    stg_pmdata__sleep. A row without a participant folder, a readable timestamp or a
     score gives nothing (raw_rejected lists the unreadable ones).
   * Duplicate sleep_log_entry_id rows collapse to one (the earliest).
   * Two scores on one day (a nap scored besides the night) -> the earliest timestamp of the day is
