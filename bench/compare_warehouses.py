@@ -1,11 +1,13 @@
 """Compare two WAG warehouse files table by table (issue 25: a restructure that must not change behaviour).
 
     python bench/compare_warehouses.py BEFORE.duckdb AFTER.duckdb [--schema main] [--all-schemas]
+                                       [--rename OLD=NEW ...]
 
 For every base table of the schema (default `main`, where the marts live) that exists in both files, prints
 its row count in each and the number of rows in one and not the other, both ways, as multisets
 (`except all`), over the columns the two tables share. A table present in only one file is listed,
-not compared (renamed or new intermediate models are allowed). A table whose column names or types
+not compared (renamed or new intermediate models are allowed); `--rename OLD=NEW` compares the
+table OLD of the first file with NEW of the second (a model renamed by the restructure). A table whose column names or types
 differ counts as a difference. Exit status 1 on any difference, 0 when every shared table holds the
 same rows.
 
@@ -49,6 +51,7 @@ def _q(name: str) -> str:
 
 
 _FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL")
+_ALIASES: dict[tuple[str, str], str] = {}   # (schema, old table) -> its name in the second file
 
 
 def _tolerant_mismatches(con, rel_b: str, rel_a: str, columns: list[tuple[str, str]], tol: float) -> int:
@@ -75,13 +78,20 @@ def _tolerant_mismatches(con, rel_b: str, rel_a: str, columns: list[tuple[str, s
     ).fetchone()[0]
 
 
-def compare(before: str, after: str, schemas: list[str] | None = ("main",), tol: float = 1e-9) -> int:
+def compare(before: str, after: str, schemas: list[str] | None = ("main",), tol: float = 1e-9,
+            renames: dict[str, str] | None = None) -> int:
     """Print the report; return the number of tables that differ."""
     con = duckdb.connect()
     con.execute("attach ? as b (read_only)", [before])
     con.execute("attach ? as a (read_only)", [after])
     schemas = None if schemas is None else list(schemas)
     tb, ta = _tables(con, "b", schemas), _tables(con, "a", schemas)
+    for old, new in (renames or {}).items():
+        # compared under the old name; the new name is not listed on its own
+        for (schema, table) in list(ta):
+            if table == new and (schema, old) in tb:
+                ta[(schema, old)] = ta.pop((schema, table))
+                _ALIASES[(schema, old)] = new
     n_diff = 0
     width = max((len(f"{s}.{t}") for s, t in tb.keys() | ta.keys()), default=10)
     print(f"{'table':<{width}}  {'before':>9}  {'after':>9}  {'only_before':>11}  {'only_after':>10}  verdict")
@@ -90,7 +100,9 @@ def compare(before: str, after: str, schemas: list[str] | None = ("main",), tol:
         if key not in ta or key not in tb:
             print(f"{name:<{width}}  {'(only in ' + ('before' if key in tb else 'after') + ')':>21}")
             continue
-        rel_b, rel_a = f"b.{_q(key[0])}.{_q(key[1])}", f"a.{_q(key[0])}.{_q(key[1])}"
+        rel_b, rel_a = f"b.{_q(key[0])}.{_q(key[1])}", f"a.{_q(key[0])}.{_q(_ALIASES.get(key, key[1]))}"
+        if key in _ALIASES:
+            name = f"{name} -> {_ALIASES[key]}"
         n_b = con.execute(f"select count(*) from {rel_b}").fetchone()[0]
         n_a = con.execute(f"select count(*) from {rel_a}").fetchone()[0]
         cols_b, cols_a = tb[key], ta[key]
@@ -120,10 +132,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("after")
     ap.add_argument("--schema", action="append", help="schema to compare (repeatable; default main)")
     ap.add_argument("--all-schemas", action="store_true", help="compare every schema")
+    ap.add_argument("--rename", action="append", default=[], metavar="OLD=NEW",
+                    help="compare table OLD of BEFORE with table NEW of AFTER (repeatable)")
     ap.add_argument("--tol", type=float, default=1e-9, help="relative tolerance for float columns (default 1e-9)")
     args = ap.parse_args(argv)
     schemas = None if args.all_schemas else (args.schema or ["main"])
-    return 1 if compare(args.before, args.after, schemas, args.tol) else 0
+    renames = dict(r.split("=", 1) for r in args.rename)
+    return 1 if compare(args.before, args.after, schemas, args.tol, renames) else 0
 
 
 if __name__ == "__main__":

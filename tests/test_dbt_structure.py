@@ -50,7 +50,7 @@ def test_lineage_names_the_file_each_model_reads(manifest):
         "stg_lifesnaps__surveys": {"source.wag.lifesnaps_raw.panas", "source.wag.lifesnaps_raw.stai",
                                    "source.wag.lifesnaps_raw.personality"},
         "stg_globem__screen": {"source.wag.globem_raw.screen"},
-        "stg_ifh_affect__sleep": {"source.wag.ifh_affect_raw.oura_sleep"},
+        "stg_ifh_affect__sleep_nights": {"source.wag.ifh_affect_raw.oura_sleep"},
     }
     for name, sources in expected.items():
         got = {d for d in _model(manifest, name)["depends_on"]["nodes"] if d.startswith("source.")}
@@ -107,13 +107,17 @@ def test_recurring_columns_share_one_description(manifest):
     # (raw_field = a CSV header, value in the source's unit) are outside this rule.
     docs = {d["name"]: d["block_contents"] for d in manifest["docs"].values() if d["package_name"] == "wag"}
     assert {"subject_id", "day", "metric_id", "dataset", "value", "raw_field"} <= docs.keys()
+    # a model under the staging contract (its data test staging_contract) carries raw-unit values
+    contract = {n.get("attached_node") for n in manifest["nodes"].values()
+                if n["resource_type"] == "test" and (n.get("test_metadata") or {}).get("name") == "staging_contract"}
     checked, off = 0, []
     for node in manifest["nodes"].values():
         path = node["original_file_path"]
         if node["resource_type"] != "model" or "/fitbit/" in path or "/apple_health/" in path:
             continue
         for name, col in node["columns"].items():
-            block = "stg_value" if name == "value" and "/staging/" in path else name
+            raw_unit = "/staging/" in path or node["unique_id"] in contract
+            block = "stg_value" if name == "value" and raw_unit else name
             if block not in docs or (path.startswith("models/staging/wide/") and name in ("raw_field", "value")):
                 continue
             checked += 1
@@ -139,3 +143,21 @@ def test_docs_generate_keeps_and_does_not_mention_the_incremental_state(built_db
     assert "incremental state dropped" not in log
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("select count(*) from duckdb_tables() where table_name = 'wag_build_fingerprints'").fetchone()[0] == 1
+
+
+# models without a data test or column docs on 2026-12-06 (before issue 25), to be fixed by their owners
+KNOWN_GAPS = {"int_edge_paired_values", "stg_wide__cells"}
+
+
+def test_every_model_is_documented_and_tested(manifest):
+    # the project's rule: every model has a description, documented columns and at least one data test
+    tested = {d for n in manifest["nodes"].values() if n["resource_type"] == "test" for d in n["depends_on"]["nodes"]}
+    gaps = set()
+    for node in manifest["nodes"].values():
+        if node["resource_type"] != "model":
+            continue
+        cols = node["columns"]
+        if (not node["description"].strip() or not cols or any(not c["description"].strip() for c in cols.values())
+                or node["unique_id"] not in tested):
+            gaps.add(node["name"])
+    assert gaps <= KNOWN_GAPS, sorted(gaps - KNOWN_GAPS)
