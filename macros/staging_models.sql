@@ -4,8 +4,10 @@
       int_<dataset>__* model where the dataset's rules (de-duplication, day attribution, main sleep) live
       in models/intermediate/<dataset>/ and staging only renames and casts (issue 25: PMData sleep score,
       wellness and session RPE, IFH Affect sleep; issue 28: a person's Oura export).
-      A new native source adds its model names here and its rows to a raw_field_map seed. -#}
-  {{ return([
+      A new native source adds its model names here and its rows to a raw_field_map seed.
+      On Spark the Apple Health models are disabled (dbt_project.yml: their reader is a dbt Python model,
+      DuckDB-only) and left out. -#}
+  {%- set models = [
       'stg_apple_health__quantities',
       'stg_apple_health__sleep',
       'stg_fitbit__activity_minutes',
@@ -35,5 +37,9 @@
       'stg_pmdata__steps',
       'int_pmdata__wellness_deduplicated',
       'int_oura__values_unpivoted',
-  ]) }}
+  ] -%}
+  {%- if target.type == 'spark' -%}
+    {%- set models = models | reject('in', ['stg_apple_health__quantities', 'stg_apple_health__sleep']) | list -%}
+  {%- endif -%}
+  {{ return(models) }}
 {%- endmacro %}

@@ -245,8 +245,9 @@ from (
 {%- endfor %}
 
 {#- A Fitbit Takeout zip (issue 28, stg_fitbit__takeout_files): one that could not be read at all, and the
-    member names skipped because they would leave the extraction folder -#}
-{%- if wag_files_exist('fitbit/*/**/*.zip') %}
+    member names skipped because they would leave the extraction folder (DuckDB only: on Spark that
+    model is disabled and a zip is not read, dbt_project.yml) -#}
+{%- if target.type != 'spark' and wag_files_exist('fitbit/*/**/*.zip') %}
 {%- set part -%}
 select 'fitbit' as dataset, {{ wag_sql_string(wag_file_root() ~ '/') }} || file as filename, 'the zip' as locator,
        left(coalesce(note, ''), 500) as raw, {{ wag_nonnull_rows_open() }}
@@ -357,10 +358,14 @@ from {{ ref('stg_fitbit__takeout_files') }}
     the locator is the Record's line in export.xml. A mapped quantity whose value is not a number or is
     a negative amount, and a mapped or sleep record without a readable startDate/endDate, are listed. -#}
 {#- the refs stay parsed (depends_on) whatever the data folder holds; the block is built only when an
-    Apple export is there, so a build of selected models without the Apple ones still runs -#}
+    Apple export is there, so a build of selected models without the Apple ones still runs. DuckDB only:
+    on Spark the Apple models and stg_fitbit__takeout_files are disabled (dbt_project.yml), so neither
+    the refs nor the block are rendered there. -#}
+{%- if target.type != 'spark' %}
 -- depends_on: {{ ref('stg_apple_health__records') }}, {{ ref('apple_health_types') }}
 -- depends_on: {{ ref('stg_fitbit__takeout_files') }}
-{%- if wag_files_exist('apple_health/**') %}
+{%- endif %}
+{%- if target.type != 'spark' and wag_files_exist('apple_health/**') %}
 {%- set apple_rel -%}
 (select r.file as filename, r.line, r.record_type, r.source_name, r.unit, r.value_text, r.start_text, r.end_text,
         r.value, r.start_local, r.end_local, t.aggregation, t.record_type is not null as is_mapped,
