@@ -13,6 +13,9 @@
 
 
 {% macro wag_set_memory_limit(limit) -%}
-  {#- `set memory_limit` on DuckDB (hook of the Apple Health models, issue 28); nothing on other engines. -#}
-  {%- if target.type == 'duckdb' -%}set memory_limit = {{ wag_sql_string(limit) }}{%- else -%}select 1{%- endif -%}
+  {#- `set memory_limit` on DuckDB (hook of the Apple Health models, issue 28) when an Apple Health export
+      is there to read; nothing otherwise and on other engines. The limit is the whole connection's: set
+      while another dbt thread holds more memory it is refused, so a build without Apple exports (every
+      research dataset, bench/scale.py at 2,000 subjects with 2 threads) must not set it. -#}
+  {%- if target.type == 'duckdb' and wag_files_exist('apple_health/*/**') -%}set memory_limit = {{ wag_sql_string(limit) }}{%- else -%}select 1{%- endif -%}
 {%- endmacro %}

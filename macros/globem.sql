@@ -18,7 +18,7 @@
   faster on these 1,000-column files.
 -#}
 {%- set csv_opts = "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'" -%}
-{%- set file_glob = 'globem/*/FeatureData/' ~ sensor ~ '.csv' -%}
+{%- set file_glob = wag_source_glob('globem_raw', sensor) -%}
 {%- set required = ['pid', 'date'] -%}
 {%- for f in features -%}{%- do required.append(column_prefix ~ f ~ ':allday') -%}{%- endfor -%}
 {%- if wag_files_exist(file_glob) %}

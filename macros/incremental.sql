@@ -55,6 +55,11 @@
   {%- if not execute or target.type == 'spark' -%}
     {{ return('select 1') }}
   {%- endif -%}
+  {#- `dbt compile` and `dbt docs generate` render the on-run-end hooks without running them: nothing is
+      dropped there, so nothing is said (issue 25: docs generate printed "incremental state dropped") -#}
+  {%- if flags.WHICH in ('compile', 'generate', 'docs', 'list', 'ls', 'parse', 'show') -%}
+    {{ return('select 1') }}
+  {%- endif -%}
   {%- set ok = [] -%}
   {%- for res in results if res.node.resource_type == 'model' and res.status == 'success' -%}
     {%- do ok.append(res.node.unique_id) -%}
@@ -70,7 +75,11 @@
                                           identifier='int_subject_month_fingerprints') -%}
     {{ return('create or replace table ' ~ stored ~ ' as select * from ' ~ current) }}
   {%- else -%}
-    {{ log("incremental state dropped (the next build recomputes every subject): models not built in this run: " ~ (missing[:5] | join(', ')) ~ (' …' if missing | length > 5 else ''), info=true) }}
+    {#- said only when there is a stored state to drop: `dbt docs generate`, `dbt test` or a second
+        selected run after one have none, and printed the line for nothing (issue 25) -#}
+    {%- if adapter.get_relation(database=stored.database, schema=stored.schema, identifier=stored.identifier) -%}
+      {{ log("incremental state dropped (the next build recomputes every subject): models not built in this run: " ~ (missing[:5] | join(', ')) ~ (' …' if missing | length > 5 else ''), info=true) }}
+    {%- endif -%}
     {{ return('drop table if exists ' ~ stored) }}
   {%- endif -%}
 {%- endmacro %}

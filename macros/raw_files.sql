@@ -60,6 +60,27 @@
 {%- endmacro %}
 
 
+{% macro wag_source_glob(source_name, table_name) -%}
+  {#- The glob of raw source `source_name.table_name` relative to var('data_dir'): its `config.meta.raw_path`
+      in models/staging/<dataset>/_<dataset>__sources.yml, where each raw glob is written once.
+      Calling source() here registers the dependency, so the manifest (depends_on.nodes) and `dbt docs`
+      draw lineage from the raw file to every model that reads it; the relation source() returns is not
+      used (issue 25: the read stays with wag_read_csv / wag_read_json, which escape the data folder's
+      name, check required columns and let a model build empty when no file matches; see the header of
+      _pmdata__sources.yml). Call it outside any `if`: at parse time (execute = false) dbt records the
+      source() call, and the macro answers a placeholder that no reader sees (wag_files_exist is false
+      at parse time). -#}
+  {%- do source(source_name, table_name) -%}
+  {%- if not execute -%}{{ return('<' ~ source_name ~ '.' ~ table_name ~ '>') }}{%- endif -%}
+  {%- set node = graph.sources.get('source.' ~ project_name ~ '.' ~ source_name ~ '.' ~ table_name) -%}
+  {%- set meta = (node.config.meta if node and node.config and node.config.meta else {}) or (node.meta if node else {}) -%}
+  {%- if not meta.raw_path -%}
+    {{ exceptions.raise_compiler_error("source " ~ source_name ~ "." ~ table_name ~ " has no config.meta.raw_path") }}
+  {%- endif -%}
+  {{ return(meta.raw_path) }}
+{%- endmacro %}
+
+
 {% macro wag_files_exist(relative_glob) -%}
   {#- True when at least one file matches `relative_glob` under data_dir.
       At parse time (execute = false) it answers false; models then compile to their empty branch. -#}

@@ -18,7 +18,7 @@
 {%- endmacro %}
 
 
-{% macro wag_reference_population_select(snapshots, targets, min_samples, min_pop_subjects) -%}
+{% macro wag_reference_population_select(snapshots, targets, min_samples, min_pop_subjects, dispatched_agg=false) -%}
 {#-
   The reference population of DESIGN.md §6 "Small cohorts" rule 1, as one SELECT: for every target
   dataset T (relation `targets`, column `dataset`) and prior edge (node_a < node_b), the fixed-effect
@@ -34,6 +34,9 @@
              n_subjects and variance_reason, so the thresholds may differ from the dbt vars).
   Output: dataset (= T), node_a, node_b, n (sum n_d), n_subjects (sum), n_datasets, spearman_rho_signed,
   spearman_rho, fisher_z, fisher_se, sources (the reference datasets, ', '-separated, sorted).
+  dispatched_agg: sources by wag_string_agg (the model, which also builds on Spark: Spark has no
+  string_agg … order by); false keeps DuckDB's string_agg text for the analyst macro, whose source
+  spark_retrieve reads as DuckDB SQL. On DuckDB both are the same text.
 -#}
 select
     t.dataset,
@@ -49,7 +52,7 @@ select
     abs(sum((p.n - 3) * sign(p.rho_unchecked) * {{ fisher_z('p.rho_unchecked') }}) / sum(p.n - 3))
                                                                            as fisher_z,
     1.0 / sqrt(sum(p.n - 3))                                               as fisher_se,
-    string_agg(p.dataset, ', ' order by p.dataset)                         as sources
+    {% if dispatched_agg %}{{ wag_string_agg('p.dataset', "', '", 'p.dataset') }}{% else %}string_agg(p.dataset, ', ' order by p.dataset){% endif %}                         as sources
 from {{ targets }} as t
 inner join {{ snapshots }} as p
     on p.dataset <> t.dataset

@@ -269,3 +269,19 @@ def test_takeout_copy_is_cached_and_forgets_removed_zips(tmp_path):
     (person / ZIP_NAME).unlink()
     assert extract_takeout_zips(tmp_path / "data", cache) == []
     assert not list(cache.rglob("*.json"))
+
+
+def test_spark_build_notes_the_inputs_it_does_not_read(tmp_path):
+    """Apple Health exports and Takeout zips are read by dbt Python models, disabled on Spark
+    (dbt_project.yml): `wag build --engine spark` names what it leaves unread; an unzipped export is read."""
+    from wag_cli.build import spark_unread_inputs
+
+    (tmp_path / "pmdata" / "p01").mkdir(parents=True)
+    (tmp_path / "fitbit" / "kim" / "Takeout").mkdir(parents=True)
+    (tmp_path / "fitbit" / "kim" / "Takeout" / "steps-2024-03-01.json").write_text("[]")
+    (tmp_path / "apple_health" / "anna").mkdir(parents=True)
+    assert spark_unread_inputs(tmp_path) == []          # an empty person folder, an unzipped export
+    (tmp_path / "fitbit" / "kim" / "takeout-001.zip").write_bytes(b"PK")
+    (tmp_path / "apple_health" / "anna" / "export.zip").write_bytes(b"PK")
+    unread = spark_unread_inputs(tmp_path)
+    assert len(unread) == 2 and unread[0].startswith("apple_health/") and "Takeout zips" in unread[1]

@@ -23,7 +23,7 @@ from wag_cli.errors import UsageError
 from wag_cli.safe_names import check_data_names, sql_string
 
 HOSTILE = "x', header = true)); copy (select 42 as injected) to 'marker.csv'; select 'a' as column_name --"
-STAGING = ["stg_pmdata__steps", "stg_pmdata__resting_heart_rate", "stg_pmdata__wellness", "raw_rejected"]
+STAGING = ["stg_pmdata__steps", "stg_pmdata__resting_heart_rate", "+int_pmdata__wellness_deduplicated", "raw_rejected"]
 
 
 def _write_participant(folder: Path, *, steps: list[tuple[str, str]] | None = None,

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from conftest import run_dbt
 from wag_cli.cli import app
 
-MODELS = ["stg_pmdata__sleep", "stg_pmdata__resting_heart_rate", "stg_pmdata__wellness", "stg_globem__ema",
+MODELS = ["stg_pmdata__sleep", "stg_pmdata__resting_heart_rate", "+int_pmdata__wellness_deduplicated", "stg_globem__ema",
           "raw_rejected"]
 
 
@@ -173,13 +173,13 @@ def test_sleep_score_csv(shared_data, tmp_path):
               "2020-04-04T07:00:00Z,9000000003,good,20,22,38,60,50,0.05"]  # score not a number: rejected
     dst.write_text("\n".join(lines) + "\n")
     db = tmp_path / "wag.duckdb"
-    res = run_dbt(["build", "--select", "stg_pmdata__sleep_score", "raw_rejected"], db=db, data_dir=tmp_path / "data",
+    res = run_dbt(["build", "--select", "+int_pmdata__sleep_score_deduplicated", "raw_rejected"], db=db, data_dir=tmp_path / "data",
                   target=tmp_path / "target")
     assert res.success, res.result
     con = duckdb.connect(str(db), read_only=True)
     try:
         rejected = con.execute("select locator, reason, bad_value from raw_rejected order by locator").fetchall()
-        read = con.execute("select value from stg_pmdata__sleep_score where day = date '2020-04-02'").fetchall()
+        read = con.execute("select value from int_pmdata__sleep_score_deduplicated where day = date '2020-04-02'").fetchall()
     finally:
         con.close()
     assert rejected == [
@@ -201,13 +201,13 @@ def test_srpe_csv(shared_data, tmp_path):
               '2020-04-03T18:00:00.000Z,"[\'running\']",hard,45']       # RPE not a number
     dst.write_text("\n".join(lines) + "\n")
     db = tmp_path / "wag.duckdb"
-    res = run_dbt(["build", "--select", "stg_pmdata__srpe", "raw_rejected"], db=db, data_dir=tmp_path / "data",
+    res = run_dbt(["build", "--select", "+int_pmdata__srpe_aggregated", "raw_rejected"], db=db, data_dir=tmp_path / "data",
                   target=tmp_path / "target")
     assert res.success, res.result
     con = duckdb.connect(str(db), read_only=True)
     try:
         rejected = con.execute("select locator, reason, bad_value from raw_rejected order by locator").fetchall()
-        read = con.execute("select value from stg_pmdata__srpe where day = date '2020-04-02'").fetchall()
+        read = con.execute("select value from int_pmdata__srpe_aggregated where day = date '2020-04-02'").fetchall()
     finally:
         con.close()
     assert rejected == [(f"line {n + 2}", "end_date_time is not a timestamp with zone (YYYY-MM-DDTHH:MM:SSZ)", "yesterday"),

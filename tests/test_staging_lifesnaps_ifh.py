@@ -23,7 +23,7 @@ LIFESNAPS_DAILY = "lifesnaps/rais_anonymized/csv_rais_anonymized/daily_fitbit_se
 LIFESNAPS_SURVEYS = "lifesnaps/rais_anonymized/scored_surveys"
 IFH = "ifh_affect"
 
-MODELS = ["stg_lifesnaps__daily", "stg_lifesnaps__surveys", "stg_ifh_affect__sleep", "stg_ifh_affect__activity"]
+MODELS = ["stg_lifesnaps__daily", "stg_lifesnaps__surveys", "int_ifh_affect__sleep_unpivoted", "stg_ifh_affect__activity"]
 # Raw fields staged on purpose without a catalog metric (documented in the model headers and yml).
 UNMAPPED = {"activity.non_wear", "stai.stai_stress"}
 
@@ -32,6 +32,7 @@ def _selection() -> list[str]:
     sel = [
         "path:models/staging/lifesnaps",
         "path:models/staging/ifh_affect",
+        "path:models/intermediate/ifh_affect",
         "raw_field_map_lifesnaps",
         "raw_field_map_ifh_affect",
     ]
@@ -250,7 +251,7 @@ def test_lifesnaps_surveys(real_db, shared_data):
 def test_ifh_deep_sleep_seconds_to_minutes(real_db, shared_data):
     seed = _seed("raw_field_map_ifh_affect")
     night = _ifh_csv(shared_data, "par_1", "sleep")[0]
-    got = _value(real_db, "stg_ifh_affect__sleep", "ifh_affect:par_1", night["date"], "sleep.deep")
+    got = _value(real_db, "int_ifh_affect__sleep_unpivoted", "ifh_affect:par_1", night["date"], "sleep.deep")
     assert got is not None and got[0] == float(night["deep"])
     assert seed["sleep.deep"]["metric_id"] == "deep_sleep_duration"
     assert math.isclose(_convert(seed, "sleep.deep", got[0]), float(night["deep"]) / 60.0, rel_tol=1e-12)
@@ -261,12 +262,12 @@ def test_ifh_bedtime_start_from_midnight_delta(real_db, shared_data):
     nights = _ifh_csv(shared_data, "par_1", "sleep")
     night = next(n for n in nights if int(n["bedtime_start_midnight_delta"]) < 0)
     delta_s = float(night["bedtime_start_midnight_delta"])
-    got = _value(real_db, "stg_ifh_affect__sleep", "ifh_affect:par_1", night["date"], "sleep.bedtime_start")
+    got = _value(real_db, "int_ifh_affect__sleep_unpivoted", "ifh_affect:par_1", night["date"], "sleep.bedtime_start")
     assert got is not None and got[0] == delta_s
     assert math.isclose(_convert(seed, "sleep.bedtime_start", got[0]), delta_s / 60.0, rel_tol=1e-12)
     # FORMATS §4.2 example: -558 s = 23:50:42 the evening before = -9.3 minutes
     assert math.isclose(_convert(seed, "sleep.bedtime_start", -558), -9.3, rel_tol=1e-12)
-    end = _value(real_db, "stg_ifh_affect__sleep", "ifh_affect:par_1", night["date"], "sleep.bedtime_end")
+    end = _value(real_db, "int_ifh_affect__sleep_unpivoted", "ifh_affect:par_1", night["date"], "sleep.bedtime_end")
     assert end[0] == float(night["bedtime_end_midnight_delta"])
 
 
@@ -281,24 +282,24 @@ def test_ifh_inconsistent_bedtime_rows(real_db, shared_data):
         s, e, d = (int(n[k]) for k in ("bedtime_start_midnight_delta", "bedtime_end_midnight_delta", "duration"))
         exp_start, exp_end = (e - d, e) if 0 <= e < 86400 else (s, s + d)
         assert 0 <= exp_end < 86400
-        got_s = _value(real_db, "stg_ifh_affect__sleep", "ifh_affect:par_3", n["date"], "sleep.bedtime_start")
-        got_e = _value(real_db, "stg_ifh_affect__sleep", "ifh_affect:par_3", n["date"], "sleep.bedtime_end")
+        got_s = _value(real_db, "int_ifh_affect__sleep_unpivoted", "ifh_affect:par_3", n["date"], "sleep.bedtime_start")
+        got_e = _value(real_db, "int_ifh_affect__sleep_unpivoted", "ifh_affect:par_3", n["date"], "sleep.bedtime_end")
         assert (got_s[0], got_e[0]) == (exp_start, exp_end)
         assert got_e[0] - got_s[0] == d
         # stage columns kept on those rows
-        assert _value(real_db, "stg_ifh_affect__sleep", "ifh_affect:par_3", n["date"], "sleep.deep")[0] == float(n["deep"])
+        assert _value(real_db, "int_ifh_affect__sleep_unpivoted", "ifh_affect:par_3", n["date"], "sleep.deep")[0] == float(n["deep"])
 
 
 def test_ifh_temperature_delta_null_gives_no_row(real_db, shared_data):
     seen = 0
     for par in ("par_1", "par_3"):
         for n in _ifh_csv(shared_data, par, "sleep"):
-            got = _value(real_db, "stg_ifh_affect__sleep", f"ifh_affect:{par}", n["date"], "sleep.temperature_delta")
+            got = _value(real_db, "int_ifh_affect__sleep_unpivoted", f"ifh_affect:{par}", n["date"], "sleep.temperature_delta")
             if n["temperature_delta"] in ("null", ""):
                 seen += 1
                 assert got is None
                 # the rest of the night is still there
-                assert _value(real_db, "stg_ifh_affect__sleep", f"ifh_affect:{par}", n["date"], "sleep.duration") is not None
+                assert _value(real_db, "int_ifh_affect__sleep_unpivoted", f"ifh_affect:{par}", n["date"], "sleep.duration") is not None
             else:
                 assert got is not None and math.isclose(got[0], float(n["temperature_delta"]))
     assert seen >= 1
@@ -307,7 +308,7 @@ def test_ifh_temperature_delta_null_gives_no_row(real_db, shared_data):
 def test_ifh_sleep_row_count(real_db, shared_data):
     for par in ("par_1", "par_3"):
         nights = _ifh_csv(shared_data, par, "sleep")
-        n = _rows(real_db, "select count(distinct day) from stg_ifh_affect__sleep where subject_id = ?", [f"ifh_affect:{par}"])[0][0]
+        n = _rows(real_db, "select count(distinct day) from int_ifh_affect__sleep_unpivoted where subject_id = ?", [f"ifh_affect:{par}"])[0][0]
         assert n == len({x["date"] for x in nights})
 
 

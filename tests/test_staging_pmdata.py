@@ -1,6 +1,7 @@
 """PMData staging models (DESIGN.md §2; FORMATS.md §0, §1, §5).
 
-The stg_pmdata__* models and the raw_field_map_pmdata seed are built with ``run_dbt`` (tests/conftest.py)
+The PMData staging-contract models (stg_pmdata__* and, since issue 25 moved the rules out of staging,
+int_pmdata__* of models/intermediate/pmdata) and the raw_field_map_pmdata seed are built with ``run_dbt`` (tests/conftest.py)
 into temporary DuckDB files on three data roots: the real excerpts in ../shared/data, a copy of p01 whose
 CSVs are rewritten with CRLF line endings (the original release's line ending), and an empty folder
 (every model must build empty). Expected values are computed here from the raw files with json, csv and
@@ -26,14 +27,14 @@ from conftest import REPO, run_dbt
 
 MODELS = [
     "stg_pmdata__sleep",
-    "stg_pmdata__sleep_score",
+    "int_pmdata__sleep_score_deduplicated",
     "stg_pmdata__steps",
     "stg_pmdata__distance",
     "stg_pmdata__activity_minutes",
     "stg_pmdata__resting_heart_rate",
     "stg_pmdata__exercise",
-    "stg_pmdata__wellness",
-    "stg_pmdata__srpe",
+    "int_pmdata__wellness_deduplicated",
+    "int_pmdata__srpe_aggregated",
     "stg_pmdata__reporting",
 ]
 CONTRACT = [
@@ -54,7 +55,7 @@ SEED = REPO / "seeds" / "raw_field_map" / "raw_field_map_pmdata.csv"
 
 def _build(tmp: Path, data_dir: Path, *, with_seed: bool) -> Path:
     db = tmp / "wag.duckdb"
-    select = ["path:models/staging/pmdata"]
+    select = ["path:models/staging/pmdata", "path:models/intermediate/pmdata"]
     if with_seed:
         select.append("raw_field_map_pmdata")
         if (REPO / "seeds" / "metric_catalog.csv").exists():  # the seed's relationships test needs it
@@ -354,14 +355,14 @@ def test_sleep_score_local_day_and_earliest_score_per_day(pm_db: Path, pm_root: 
             d = date.fromisoformat(r["timestamp"][:10])  # local wall time despite 'Z' (FORMATS §0.3)
             if d not in first or r["timestamp"] < first[d][0]:
                 first[d] = (r["timestamp"], float(r["overall_score"]))
-        got = _series(pm_db, "stg_pmdata__sleep_score", f"pmdata:{pid}", "sleep_score.overall_score")
+        got = _series(pm_db, "int_pmdata__sleep_score_deduplicated", f"pmdata:{pid}", "sleep_score.overall_score")
         assert got == {d: v for d, (_, v) in first.items()}, pid
-    assert _one(pm_db, "stg_pmdata__sleep_score", "pmdata:p01", "2019-11-02", "sleep_score.overall_score") == 79
+    assert _one(pm_db, "int_pmdata__sleep_score_deduplicated", "pmdata:p01", "2019-11-02", "sleep_score.overall_score") == 79
     # p03 2019-12-21: the night (05:51) and an evening nap (23:38) are both scored -> the night's score
     p03 = [r for r in _csv(pm_root, "p03", "fitbit/sleep_score.csv") if r["timestamp"].startswith("2019-12-21")]
     assert len(p03) == 2
     night = min(p03, key=lambda r: r["timestamp"])
-    assert _one(pm_db, "stg_pmdata__sleep_score", "pmdata:p03", "2019-12-21", "sleep_score.overall_score") == float(
+    assert _one(pm_db, "int_pmdata__sleep_score_deduplicated", "pmdata:p03", "2019-12-21", "sleep_score.overall_score") == float(
         night["overall_score"]
     )
 
@@ -516,7 +517,7 @@ def test_wellness_local_day_and_last_report(pm_db: Path, pm_root: Path):
         last = _wellness_expected(pm_root, pid)
         for item, (lo, hi) in ranges.items():
             expected = {d: float(v) for d, v in last[item].items() if lo <= float(v) <= hi}
-            got = _series(pm_db, "stg_pmdata__wellness", f"pmdata:{pid}", f"wellness.{item}")
+            got = _series(pm_db, "int_pmdata__wellness_deduplicated", f"pmdata:{pid}", f"wellness.{item}")
             assert got == expected, (pid, item)
     # p03 reported at 23:50 UTC on 2019-11-16 = 00:50 on 2019-11-17 in Oslo, and again at 11:19 UTC on the
     # 17th: both belong to the 17th (the later one wins); the 16th gets nothing from the late report.
@@ -526,14 +527,14 @@ def test_wellness_local_day_and_last_report(pm_db: Path, pm_root: Path):
     assert _local_day(late["effective_time_frame"]).iloc[0] == date(2019, 11, 17)
     later = raw[raw["effective_time_frame"].str.startswith("2019-11-17")]
     assert len(later) == 1
-    assert _one(pm_db, "stg_pmdata__wellness", "pmdata:p03", "2019-11-17", "wellness.readiness") == float(
+    assert _one(pm_db, "int_pmdata__wellness_deduplicated", "pmdata:p03", "2019-11-17", "wellness.readiness") == float(
         later["readiness"].iloc[0]
     )
     utc_16 = raw[_local_day(raw["effective_time_frame"]) == date(2019, 11, 16)]
-    got_16 = _one(pm_db, "stg_pmdata__wellness", "pmdata:p03", "2019-11-16", "wellness.readiness")
+    got_16 = _one(pm_db, "int_pmdata__wellness_deduplicated", "pmdata:p03", "2019-11-16", "wellness.readiness")
     assert got_16 == (float(utc_16["readiness"].iloc[-1]) if len(utc_16) else None)
     # 2020-03-30T23:06Z is 01:06 on 2020-03-31 (CEST)
-    assert _one(pm_db, "stg_pmdata__wellness", "pmdata:p03", "2020-03-31", "wellness.fatigue") == float(
+    assert _one(pm_db, "int_pmdata__wellness_deduplicated", "pmdata:p03", "2020-03-31", "wellness.fatigue") == float(
         raw.loc[raw["effective_time_frame"] == "2020-03-30T23:06:29.537Z", "fatigue"].iloc[0]
     )
 
@@ -546,10 +547,10 @@ def test_srpe_training_load_per_local_day(pm_db: Path, pm_root: Path):
         df = df.dropna(subset=["rpe", "minutes"])
         df["day"] = _local_day(df["end_date_time"])
         expected = (df["rpe"] * df["minutes"]).groupby(df["day"]).sum().to_dict()
-        got = _series(pm_db, "stg_pmdata__srpe", f"pmdata:{pid}", "srpe.training_load")
+        got = _series(pm_db, "int_pmdata__srpe_aggregated", f"pmdata:{pid}", "srpe.training_load")
         assert got == {d: float(v) for d, v in expected.items()}, pid
     # p16 logged only empty sessions (' {},,')
-    assert _series(pm_db, "stg_pmdata__srpe", "pmdata:p16", "srpe.training_load") == {}
+    assert _series(pm_db, "int_pmdata__srpe_aggregated", "pmdata:p16", "srpe.training_load") == {}
 
 
 # --------------------------------------------------------------------------------------------------

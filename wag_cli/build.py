@@ -217,6 +217,21 @@ def _dbt_vars(data_dir: Path, wide_sources: list[dict] | None) -> dict:
     return out
 
 
+def spark_unread_inputs(data_dir: Path) -> list[str]:
+    """What a Spark build does not read (issue 28: the readers are dbt Python models, DuckDB-only; on
+    Spark those models are disabled, dbt_project.yml): the Apple Health folder and Fitbit Takeout zips
+    under ``data_dir``, as text for a note; [] when there are none."""
+    root = Path(data_dir)
+    out = []
+    apple = root / "apple_health"
+    if apple.is_dir() and any(p.is_file() for p in apple.rglob("*")):
+        out.append("apple_health/ (Apple Health exports)")
+    fitbit = root / "fitbit"
+    if fitbit.is_dir() and any(p.is_file() for p in fitbit.glob("*/**/*.zip")):
+        out.append("the Fitbit Takeout zips under fitbit/ (unzip them to have them read)")
+    return out
+
+
 def run_build(
     data_dir: Path,
     *,

@@ -80,7 +80,7 @@ def importlib_util_find(name: str):
 
 def export_spark_warehouse(warehouse: Path, database: Path, project: Path, schema: str = "wag") -> list[str]:
     """A DuckDB warehouse file holding every table of a Spark warehouse (its Parquet folders
-    ``<warehouse>/<schema>.db/<table>``), with the DuckDB table macros of macros/retrieval.sql installed
+    ``<warehouse>/<schema>.db/<table>``), with the DuckDB table macros of macros/analyst/ installed
     over them (``dbt run-operation wag_install_retrieve``): the Spark build, readable by every command."""
     import duckdb
 

@@ -17,7 +17,7 @@ server can reuse the cached prefix.
 
 from __future__ import annotations
 
-METHODS = ("base", "rag", "wag")
+from .retrieve import METHODS  # noqa: F401  (one list of answer methods, DESIGN.md §10)
 
 # DESIGN.md §10 / paper Table 23: question categories and their openness ranges.
 from .categories import CATEGORY_OPENNESS as QUESTION_TYPES  # noqa: E402

@@ -1,6 +1,6 @@
 """Retrieval on Spark (issue 12): ``wag_retrieve`` as a parameterised Spark SQL query.
 
-On DuckDB the on-run-end hook creates the table macros of macros/retrieval.sql (``wag_node_window``,
+On DuckDB the on-run-end hook creates the table macros of macros/analyst/ (``wag_node_window``,
 ``wag_pair_spearman``, ``wag_edge_weights_as_of``, ``wag_retrieve``). Spark has no table macros with
 named defaults, so a Spark build stores the *same rendered macro source* (``create_wag_retrieve``,
 rendered with the Spark target, so dispatched fragments such as the Spearman group key are Spark's)

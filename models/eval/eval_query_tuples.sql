@@ -127,7 +127,7 @@ baseline as (
 history_z as (
     select
         h.*,
-        case when b.sigma > 0 then abs(h.history_value - b.mu) / b.sigma end as z
+        {{ wag_abnormality_z('h.history_value', 'b.mu', 'b.sigma') }} as z
     from pool_history as h
     inner join baseline as b on b.draw = h.draw
 ),
@@ -167,13 +167,7 @@ single_levels as (
     select
         p.*,
         c.zeta,
-        case
-            when p.value is null then 'missing'
-            when c.zeta is null then null
-            when c.zeta <= c.p33 then 'low'
-            when c.zeta <= c.p66 then 'medium'
-            else 'high'
-        end as abnormal_level
+        {{ wag_abnormal_level('p.value', 'c.zeta', 'c.p33', 'c.p66') }} as abnormal_level
     from single_pool as p
     left join level_cuts as c on c.draw = p.draw
 ),

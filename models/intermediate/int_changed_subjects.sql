@@ -8,9 +8,13 @@
   {%- set stored = adapter.get_relation(database=this.database, schema=this.schema,
                                         identifier='wag_build_fingerprints') -%}
 {%- endif %}
-with current_fingerprints as (
+with int_subject_month_fingerprints as (
+    select * from {{ ref('int_subject_month_fingerprints') }}
+),
+
+current_fingerprints as (
     select dataset, subject_id, month_end, fingerprint, n_rows
-    from {{ ref('int_subject_month_fingerprints') }}
+    from int_subject_month_fingerprints
 ),
 
 stored_fingerprints as (

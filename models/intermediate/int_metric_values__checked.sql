@@ -10,6 +10,10 @@ with wear_days as (
     select * from {{ ref('int_wear_days') }}
 ),
 
+metric_catalog as (
+    select * from {{ ref('metric_catalog') }}
+),
+
 mapped as {{ wag_not_materialized() }} (
     select dataset, subject_id, metric_id, day, value, value_text, raw_field, is_wide
     from {{ ref('int_metric_values__mapped') }}
@@ -57,5 +61,5 @@ select
             then 'text ' || c.value_text || ' in a numeric metric'
     end as rejection_reason
 from collapsed as c
-left join {{ ref('metric_catalog') }} as k on k.metric_id = c.metric_id
+left join metric_catalog as k on k.metric_id = c.metric_id
 left join wear_days as w on w.dataset = c.dataset and w.subject_id = c.subject_id and w.day = c.day

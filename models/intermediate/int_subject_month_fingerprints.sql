@@ -3,11 +3,15 @@
 -- count. Rows are unique per (dataset, subject_id, metric_id, day), so equal fingerprints mean equal
 -- rows up to a 64-bit hash collision. month_end = the month's last day (the snapshot days of
 -- correlations_population_snapshots are month-ends).
+with metric_values as (
+    select * from {{ ref('metric_values') }}
+)
+
 select
     dataset,
     subject_id,
     last_day(day)                                                           as month_end,
     bit_xor({{ wag_group_key(['metric_id', 'day', 'value', 'value_text']) }}) as fingerprint,
     count(*)                                                                as n_rows
-from {{ ref('metric_values') }}
+from metric_values
 group by dataset, subject_id, last_day(day)

@@ -9,4 +9,4 @@ with targets as (
 )
 
 {{ wag_reference_population_select(ref('correlations_population_snapshots'), 'targets',
-                                   var('min_samples'), var('min_pop_subjects')) }}
+                                   var('min_samples'), var('min_pop_subjects'), dispatched_agg=true) }}

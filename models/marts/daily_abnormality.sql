@@ -2,13 +2,14 @@
 -- Grain: one row per (dataset, subject_id, metric_id, day) for every calendar day of the subject's
 -- period T_s and every numeric metric the subject has data for (a date spine, so windows are
 -- calendar days, not rows).
---   z_t        = |v_t - mu| / sigma                 (mu, sigma: subject_metric_stats, whole history)
+--   z_t        = |v_t - mu| / sigma                 (mu, sigma: subject_metric_stats, whole history;
+--                macro wag_abnormality_z, the one definition of the score, macros/abnormality.sql)
 --   zeta_k     = mean of z over the days of [t - k + 1, t] that have data (n_w of them), 12 decimals
 --   zeta_all   = mean of z over every day up to t
 --   NULL when n_w = 0 or sigma is 0 / undefined (never NaN or inf).
 --   level_k    = tertile of zeta_k within the (subject, metric): low <= p33 < medium <= p66 < high
 --                (quantile_cont = linear interpolation, over the days that have a value: the
---                samples of §4); 'missing' where v_t itself is missing.
+--                samples of §4); 'missing' where v_t itself is missing (macro wag_abnormal_level).
 -- Memory (2,000 subjects x 28 metrics x 365 days fit DuckDB's 4 GB limit): the windows run over narrow
 -- rows (series key, day, value, z) and the names are joined back from `stats` at the end; the tertile
 -- cuts are window aggregates over the series (no second pass over the windowed rows, no join back),
@@ -19,12 +20,20 @@
 -- Incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects.
 {{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
           pre_hook="{{ wag_delete_changed_subjects(this) }}") }}
-with stats as (
+with subject_metric_stats as (
+    select * from {{ ref('subject_metric_stats') }}
+),
+
+metric_values as (
+    select * from {{ ref('metric_values') }}
+),
+
+stats as (
     -- series_key: one 64-bit key per (dataset, subject, metric) series; windows partition by it
     select
         dataset, subject_id, metric_id, first_day, last_day, mean_value as mu, sd_value as sigma,
         {{ wag_group_key(['dataset', 'subject_id', 'metric_id']) }} as series_key
-    from {{ ref('subject_metric_stats') }}
+    from subject_metric_stats
     where n_days > 0 and {{ wag_changed_subject_filter('subject_id') }}
 ),
 
@@ -40,9 +49,9 @@ observed as (
         sp.series_key,
         sp.day,
         v.value,
-        case when sp.sigma > 0 then abs(v.value - sp.mu) / sp.sigma end as z
+        {{ wag_abnormality_z('v.value', 'sp.mu', 'sp.sigma') }} as z
     from spine as sp
-    left join {{ ref('metric_values') }} as v
+    left join metric_values as v
         on v.dataset = sp.dataset and v.subject_id = sp.subject_id
        and v.metric_id = sp.metric_id and v.day = sp.day and v.value is not null
 ),
@@ -94,13 +103,8 @@ select
     cast(c.n_w_{{ k }} as integer) as n_w_{{ k }},
     {%- endfor %}
     {%- for k in ['1', '7', '14', '30', 'all'] %}
-    case
-        when c.value is null then 'missing'
-        when c.zeta_{{ k }} is null then null
-        when c.zeta_{{ k }} <= {{ wag_list_item('c.cuts_' ~ k, 1) }} then 'low'
-        when c.zeta_{{ k }} <= {{ wag_list_item('c.cuts_' ~ k, 2) }} then 'medium'
-        else 'high'
-    end as level_{{ k }}{{ ',' if not loop.last }}
+    {{ wag_abnormal_level('c.value', 'c.zeta_' ~ k, wag_list_item('c.cuts_' ~ k, 1), wag_list_item('c.cuts_' ~ k, 2)) }}
+        as level_{{ k }}{{ ',' if not loop.last }}
     {%- endfor %}
 from cuts as c
 inner join stats as s on s.series_key = c.series_key

@@ -1,11 +1,19 @@
 -- Knowledge-graph nodes (DESIGN.md §9): the metric catalog, plus where each metric has data.
-with coverage as (
+with metric_values as (
+    select * from {{ ref('metric_values') }}
+),
+
+metric_catalog as (
+    select * from {{ ref('metric_catalog') }}
+),
+
+coverage as (
     select
         metric_id,
         {{ wag_string_agg('dataset', "', '", 'dataset', distinct=true) }}  as datasets_with_data,
         count(distinct subject_id)                          as n_subjects_with_data,
         count(*)                                            as n_values
-    from {{ ref('metric_values') }}
+    from metric_values
     group by metric_id
 )
 
@@ -26,5 +34,5 @@ select
     coverage.datasets_with_data,
     coalesce(coverage.n_subjects_with_data, 0) as n_subjects_with_data,
     coalesce(coverage.n_values, 0)             as n_values
-from {{ ref('metric_catalog') }} as c
+from metric_catalog as c
 left join coverage using (metric_id)

@@ -2,11 +2,15 @@
 -- vl_s >= var('min_days') are eligible; eligible subjects are split into deciles of cv_s per dataset
 -- and picked round-robin across deciles, in a seeded pseudo-random order within each decile
 -- (md5 of subject_id and var('selection_seed')), up to var('n_subjects_per_dataset') per dataset.
-with summary as (
+with subject_summary as (
+    select * from {{ ref('subject_summary') }}
+),
+
+summary as (
     select
         *,
         coalesce(md_s <= {{ var('max_missing') }} and vl_s >= {{ var('min_days') }}, false) as is_eligible
-    from {{ ref('subject_summary') }}
+    from subject_summary
 ),
 
 deciles as (

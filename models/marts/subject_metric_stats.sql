@@ -9,12 +9,20 @@
 --   cv             = sigma / |mu|; NULL when |mu| < 1e-9 or n_days < 2, and NULL for a metric whose
 --                    catalog ratio_scale is false (a deviation around zero, a clock time, °C): a CV
 --                    is only meaningful where zero means "none of it" (issue 9 item 7)
-with time_varying as (
+with metric_values as (
+    select * from {{ ref('metric_values') }}
+),
+
+metric_catalog as (
+    select * from {{ ref('metric_catalog') }}
+),
+
+time_varying as (
     -- static traits (catalog category Demographic: age, gender, BMI, personality) are not daily
     -- observations: they neither define the subject's period nor enter the per-day statistics
     select v.*
-    from {{ ref('metric_values') }} as v
-    inner join {{ ref('metric_catalog') }} as c on c.metric_id = v.metric_id
+    from metric_values as v
+    inner join metric_catalog as c on c.metric_id = v.metric_id
     where c.category <> 'Demographic'
 ),
 
@@ -37,7 +45,7 @@ subject_period as (
 dataset_metrics as (
     select distinct n.dataset, n.metric_id, coalesce(c.ratio_scale, true) as ratio_scale
     from numeric_values as n
-    left join {{ ref('metric_catalog') }} as c on c.metric_id = n.metric_id
+    left join metric_catalog as c on c.metric_id = n.metric_id
 ),
 
 observed as (

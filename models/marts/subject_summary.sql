@@ -9,16 +9,28 @@
 --           pairs with fewer than var('mi_min_pairs') paired days are skipped.
 {{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
           pre_hook="{{ wag_delete_changed_subjects(this) }}") }}
-with stats as (
-    -- incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects
+with subject_metric_stats as (
     select * from {{ ref('subject_metric_stats') }}
+),
+
+metric_catalog as (
+    select * from {{ ref('metric_catalog') }}
+),
+
+metric_values as (
+    select * from {{ ref('metric_values') }}
+),
+
+stats as (
+    -- incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects
+    select * from subject_metric_stats
     where {{ wag_changed_subject_filter('subject_id') }}
 ),
 
 metric_keys as (
     -- small integer keys for the metrics (joins and groups over integers, not VARCHARs)
     select metric_id, cast(row_number() over (order by metric_id) as smallint) as metric_key
-    from {{ ref('metric_catalog') }}
+    from metric_catalog
     where category <> 'Demographic'
 ),
 
@@ -38,7 +50,7 @@ binned as (
         cast(least({{ var('mi_bins') }}, 1 + floor({{ var('mi_bins') }} * (
             rank() over (partition by k.subject_key, m.metric_key order by v.value) - 1
         ) / count(*) over (partition by k.subject_key, m.metric_key))) as tinyint) as bin
-    from {{ ref('metric_values') }} as v
+    from metric_values as v
     inner join metric_keys as m on m.metric_id = v.metric_id
     inner join subject_keys as k on k.dataset = v.dataset and k.subject_id = v.subject_id
     where v.value is not null and {{ wag_changed_subject_filter('v.subject_id') }}

@@ -22,15 +22,15 @@
   entity files, JSON or CSV; locator data[N] or line N; macros/oura.sql). The generic blocks are
   built by wag_rejections / wag_check_day / wag_check_number (macros/quarantine.sql).
 -#}
-{%- set sleep_glob = 'pmdata/*/fitbit/sleep.json' -%}
-{%- set rhr_glob = 'pmdata/*/fitbit/resting_heart_rate.json' -%}
-{%- set wellness_glob = 'pmdata/*/pmsys/wellness.csv' -%}
-{%- set score_glob = 'pmdata/*/fitbit/sleep_score.csv' -%}
-{%- set srpe_glob = 'pmdata/*/pmsys/srpe.csv' -%}
-{%- set globem_surveys = [('globem/*/SurveyData/ema.csv', ['phq4_EMA', 'phq4_anxiety_EMA', 'phq4_depression_EMA',
+{%- set sleep_glob = wag_source_glob('pmdata_raw', 'fitbit_sleep') -%}
+{%- set rhr_glob = wag_source_glob('pmdata_raw', 'fitbit_resting_heart_rate') -%}
+{%- set wellness_glob = wag_source_glob('pmdata_raw', 'pmsys_wellness') -%}
+{%- set score_glob = wag_source_glob('pmdata_raw', 'fitbit_sleep_score') -%}
+{%- set srpe_glob = wag_source_glob('pmdata_raw', 'pmsys_srpe') -%}
+{%- set globem_surveys = [(wag_source_glob('globem_raw', 'ema'), ['phq4_EMA', 'phq4_anxiety_EMA', 'phq4_depression_EMA',
                            'pss4_EMA', 'positive_affect_EMA', 'negative_affect_EMA']),
-                          ('globem/*/SurveyData/dep_weekly.csv', ['feel_anxious', 'feel_depressed']),
-                          ('globem/*/SurveyData/pre.csv', ['BFI10_extroversion_PRE', 'BFI10_agreeableness_PRE',
+                          (wag_source_glob('globem_raw', 'dep_weekly'), ['feel_anxious', 'feel_depressed']),
+                          (wag_source_glob('globem_raw', 'pre'), ['BFI10_extroversion_PRE', 'BFI10_agreeableness_PRE',
                            'BFI10_conscientiousness_PRE', 'BFI10_neuroticism_PRE', 'BFI10_openness_PRE'])] -%}
 {%- set root = var('data_dir') | string -%}
 {%- set sleep_numbers = ['minutesToFallAsleep', 'minutesAsleep', 'minutesAwake', 'minutesAfterWakeup',
@@ -193,9 +193,9 @@ from (
 
 {#- ---- PMData: per-minute steps / distance, daily activity minutes, heart-rate zones, exercise ---- -#}
 {#- …and the same files of a person's Takeout export (issue 28), one per period, month-first -#}
-{%- set json_days = [('pmdata', 'pmdata/*/fitbit/steps.json', 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
-                     ('pmdata', 'pmdata/*/fitbit/distance.json', 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
-                     ('pmdata', 'pmdata/*/fitbit/*_minutes.json', 'date', 'YYYY-MM-DD[ HH:MM:SS]'),
+{%- set json_days = [('pmdata', wag_source_glob('pmdata_raw', 'fitbit_steps'), 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
+                     ('pmdata', wag_source_glob('pmdata_raw', 'fitbit_distance'), 'timestamp', 'YYYY-MM-DD HH:MM:SS'),
+                     ('pmdata', wag_source_glob('pmdata_raw', 'fitbit_activity_minutes'), 'date', 'YYYY-MM-DD[ HH:MM:SS]'),
                      ('fitbit', 'fitbit/*/**/steps-*.json', 'timestamp', 'MM/DD/YY HH:MM:SS'),
                      ('fitbit', 'fitbit/*/**/distance-*.json', 'timestamp', 'MM/DD/YY HH:MM:SS'),
                      ('fitbit', 'fitbit/*/**/*_minutes-*.json', 'date', 'MM/DD/YY HH:MM:SS')] -%}
@@ -211,7 +211,7 @@ from (
         + ([wag_check_nonnegative('v', 'value')] if kind == 'timestamp' else []))) %}
 {%- endfor %}
 
-{%- for dataset, zones_glob, date_format in [('pmdata', 'pmdata/*/fitbit/time_in_heart_rate_zones.json', 'YYYY-MM-DD[ HH:MM:SS]'),
+{%- for dataset, zones_glob, date_format in [('pmdata', wag_source_glob('pmdata_raw', 'fitbit_time_in_heart_rate_zones'), 'YYYY-MM-DD[ HH:MM:SS]'),
                                             ('fitbit', 'fitbit/*/**/time_in_heart_rate_zones-*.json', 'MM/DD/YY HH:MM:SS')]
       if wag_files_exist(zones_glob) %}
 {%- set rel -%}
@@ -229,7 +229,7 @@ from (
          wag_reject_if(bad_zone, 'value.valuesInZones has a zone that is not a number', 'zones')])) %}
 {%- endfor %}
 
-{%- for dataset, exercise_glob, date_format in [('pmdata', 'pmdata/*/fitbit/exercise.json', 'YYYY-MM-DD[ T]HH:MM:SS'),
+{%- for dataset, exercise_glob, date_format in [('pmdata', wag_source_glob('pmdata_raw', 'fitbit_exercise'), 'YYYY-MM-DD[ T]HH:MM:SS'),
                                                ('fitbit', 'fitbit/*/**/exercise-*.json', 'MM/DD/YY HH:MM:SS')]
       if wag_files_exist(exercise_glob) %}
 {%- set rel -%}
@@ -245,8 +245,9 @@ from (
 {%- endfor %}
 
 {#- A Fitbit Takeout zip (issue 28, stg_fitbit__takeout_files): one that could not be read at all, and the
-    member names skipped because they would leave the extraction folder -#}
-{%- if wag_files_exist('fitbit/*/**/*.zip') %}
+    member names skipped because they would leave the extraction folder (DuckDB only: on Spark that
+    model is disabled and a zip is not read, dbt_project.yml) -#}
+{%- if target.type != 'spark' and wag_files_exist('fitbit/*/**/*.zip') %}
 {%- set part -%}
 select 'fitbit' as dataset, {{ wag_sql_string(wag_file_root() ~ '/') }} || file as filename, 'the zip' as locator,
        left(coalesce(note, ''), 500) as raw, {{ wag_nonnull_rows_open() }}
@@ -258,7 +259,7 @@ from {{ ref('stg_fitbit__takeout_files') }}
 {%- endset %}{% do parts.append(part) %}
 {%- endif %}
 
-{%- set reporting_glob = 'pmdata/*/googledocs/reporting.csv' -%}
+{%- set reporting_glob = wag_source_glob('pmdata_raw', 'googledocs_reporting') -%}
 {%- if wag_files_exist(reporting_glob) %}
 {%- set rel -%}
 (select *, {{ wag_file_row_number() }} as n
@@ -270,7 +271,7 @@ from {{ ref('stg_fitbit__takeout_files') }}
          wag_check_day(wag_q('timestamp'), 'timestamp', 'dmy_timestamp', 'DD/MM/YYYY HH:MM:SS', required=false)])) %}
 {%- endif %}
 
-{%- set injury_glob = 'pmdata/*/pmsys/injury.csv' -%}
+{%- set injury_glob = wag_source_glob('pmdata_raw', 'pmsys_injury') -%}
 {%- if wag_files_exist(injury_glob) %}
 {%- set rel -%}
 (select *, {{ wag_file_row_number() }} as n
@@ -281,7 +282,7 @@ from {{ ref('stg_fitbit__takeout_files') }}
 {%- endif %}
 
 {#- ---- LifeSnaps: the daily Fitbit + SEMA table (stg_lifesnaps__daily, __wear_time), scored surveys ---- -#}
-{%- set daily_csv = 'lifesnaps/rais_anonymized/csv_rais_anonymized/daily_fitbit_sema_df_unprocessed.csv' -%}
+{%- set daily_csv = wag_source_glob('lifesnaps_raw', 'daily_fitbit_sema_df_unprocessed') -%}
 {%- if wag_files_exist(daily_csv) %}
 {#- the numeric columns the two models read (bmi is read as text when it is not a number: '<19') -#}
 {%- set daily_numbers = ['sleep_duration', 'minutesAsleep', 'minutesAwake', 'minutesToFallAsleep', 'minutesAfterWakeup',
@@ -303,13 +304,12 @@ from {{ ref('stg_fitbit__takeout_files') }}
         wag_fields_text(['id', 'date'] + daily_numbers), checks)) %}
 {%- endif %}
 
-{%- set survey_dir = 'lifesnaps/rais_anonymized/scored_surveys/' -%}
 {%- for name, numbers in [('panas', ['positive_affect_score', 'negative_affect_score']), ('stai', ['stai_stress']),
                           ('personality', ['extraversion', 'agreeableness', 'conscientiousness', 'stability', 'intellect'])]
-    if wag_files_exist(survey_dir ~ name ~ '.csv') %}
+    if wag_files_exist(wag_source_glob('lifesnaps_raw', name)) %}
 {%- set rel -%}
 (select *, {{ wag_file_row_number() }} as n
- from {{ wag_read_csv(survey_dir ~ name ~ '.csv', "all_varchar = true, delim = ',', quote = '\"'") }})
+ from {{ wag_read_csv(wag_source_glob('lifesnaps_raw', name), "all_varchar = true, delim = ',', quote = '\"'") }})
 {%- endset %}
 {%- set checks = [wag_reject_if(wag_is_blank('user_id'), 'empty user_id'),
                   wag_check_day('submitdate', 'submitdate', 'date', 'YYYY-MM-DD')] -%}
@@ -320,11 +320,11 @@ from {{ ref('stg_fitbit__takeout_files') }}
 {%- endfor %}
 
 {#- ---- IFH Affect: Oura sleep.csv and activity.csv ('null' is Oura's "no value", not a rejection) ---- -#}
-{%- set ifh_files = [('ifh_affect/par_*/oura/sleep.csv', ['duration', 'total', 'awake', 'light', 'rem', 'deep',
+{%- set ifh_files = [(wag_source_glob('ifh_affect_raw', 'oura_sleep'), ['duration', 'total', 'awake', 'light', 'rem', 'deep',
                         'onset_latency', 'midpoint_time', 'efficiency', 'score', 'hr_lowest', 'hr_average', 'rmssd',
                         'breath_average', 'temperature_delta', 'bedtime_start_midnight_delta',
                         'bedtime_end_midnight_delta']),
-                     ('ifh_affect/par_*/oura/activity.csv', ['steps', 'cal_total', 'daily_movement', 'low', 'medium',
+                     (wag_source_glob('ifh_affect_raw', 'oura_activity'), ['steps', 'cal_total', 'daily_movement', 'low', 'medium',
                         'high', 'inactive', 'rest', 'non_wear'])] -%}
 {%- for glob, numbers in ifh_files if wag_files_exist(glob) %}
 {%- set rel -%}
@@ -339,12 +339,12 @@ from {{ ref('stg_fitbit__takeout_files') }}
 {%- endfor %}
 
 {#- ---- GLOBEM feature files: the allday columns of globem_feature_files (macros/globem.sql) ---- -#}
-{%- for sensor, spec in globem_feature_files().items() if wag_files_exist('globem/*/FeatureData/' ~ sensor ~ '.csv') %}
+{%- for sensor, spec in globem_feature_files().items() if wag_files_exist(wag_source_glob('globem_raw', sensor)) %}
 {%- set columns = [] -%}
 {%- for f in spec.features %}{% do columns.append(spec.prefix ~ f ~ ':allday') %}{% endfor -%}
 {%- set rel -%}
 (select filename, pid, {{ wag_q('date') }}, {% for c in columns %}{{ wag_q(c) }}, {% endfor %}{{ wag_file_row_number() }} as n
- from {{ wag_read_csv('globem/*/FeatureData/' ~ sensor ~ '.csv',
+ from {{ wag_read_csv(wag_source_glob('globem_raw', sensor),
                       "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'") }})
 {%- endset %}
 {%- set checks = [wag_check_day(wag_q('date'), 'date', 'date', 'YYYY-MM-DD')] -%}
@@ -358,10 +358,14 @@ from {{ ref('stg_fitbit__takeout_files') }}
     the locator is the Record's line in export.xml. A mapped quantity whose value is not a number or is
     a negative amount, and a mapped or sleep record without a readable startDate/endDate, are listed. -#}
 {#- the refs stay parsed (depends_on) whatever the data folder holds; the block is built only when an
-    Apple export is there, so a build of selected models without the Apple ones still runs -#}
+    Apple export is there, so a build of selected models without the Apple ones still runs. DuckDB only:
+    on Spark the Apple models and stg_fitbit__takeout_files are disabled (dbt_project.yml), so neither
+    the refs nor the block are rendered there. -#}
+{%- if target.type != 'spark' %}
 -- depends_on: {{ ref('stg_apple_health__records') }}, {{ ref('apple_health_types') }}
 -- depends_on: {{ ref('stg_fitbit__takeout_files') }}
-{%- if wag_files_exist('apple_health/**') %}
+{%- endif %}
+{%- if target.type != 'spark' and wag_files_exist('apple_health/**') %}
 {%- set apple_rel -%}
 (select r.file as filename, r.line, r.record_type, r.source_name, r.unit, r.value_text, r.start_text, r.end_text,
         r.value, r.start_local, r.end_local, t.aggregation, t.record_type is not null as is_mapped,

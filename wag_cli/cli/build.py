@@ -19,7 +19,7 @@ from .output import console, err_console, failures
 
 def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None, hint: str | None = None,
                          engine: str = "duckdb", full_refresh: bool = False) -> None:
-    from ..build import data_source_text, run_build, stored_data_source
+    from ..build import data_source_text, run_build, spark_unread_inputs, stored_data_source
     from ..paths import db_path
     from ..summary import apple_health_summary, rejected_summary, warehouse_summary, withheld_summary
 
@@ -29,6 +29,11 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
         # a plain `wag build` after one on other data replaces that warehouse: say so before it does
         console.print(f"Note: the warehouse was last built from {previous}; this build reads {current} "
                       "and replaces its tables (set WAG_DATA_DIR or --data-dir to keep the other data)",
+                      style="yellow", markup=False, highlight=False)
+    if engine == "spark" and (unread := spark_unread_inputs(data_dir)):
+        # issue 28: their readers are dbt Python models, which dbt-spark runs only on Databricks
+        console.print(f"Note: a Spark build does not read {' or '.join(unread)}: those readers are "
+                      "DuckDB-only (`wag build` without --engine spark reads them)",
                       style="yellow", markup=False, highlight=False)
     done = {"n": 0}
     with console.status("dbt build: starting…") as status:

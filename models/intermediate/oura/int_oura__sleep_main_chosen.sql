@@ -1,6 +1,6 @@
 {#-
   Oura main sleep per wake-up day of a person's Oura export (issue 28; DESIGN.md §2: the IFH Oura rules,
-  models/staging/ifh_affect/stg_ifh_affect__sleep.sql).
+  models/intermediate/ifh_affect/int_ifh_affect__sleep_unpivoted.sql).
 
   Input : stg_oura__sleep (one row per sleep period, renamed and cast).
   Rules

@@ -9,5 +9,5 @@
           not-worn day (1,440 sedentary and no active minute) gives no row; int_wear_days applies
           min_wear_hours to the heart-rate minutes of time_in_heart_rate_zones-*.json.
 -#}
--- depends_on: {{ ref('stg_fitbit__takeout_files') }}
+{% if target.type != 'spark' %}-- depends_on: {{ ref('stg_fitbit__takeout_files') }}{% endif %}
 {{ pmdata_activity_minutes(dataset='fitbit', glob='fitbit/*/**/*_minutes-*.json') }}

@@ -6,6 +6,6 @@
   Output: raw_field 'distance.sum' (centimetres; raw_field_map_fitbit converts to metres).
   Rules : those of stg_pmdata__distance, by the same macro (pmdata_minutes_to_daily).
 -#}
--- depends_on: {{ ref('stg_fitbit__takeout_files') }}
+{% if target.type != 'spark' %}-- depends_on: {{ ref('stg_fitbit__takeout_files') }}{% endif %}
 {{ pmdata_minutes_to_daily('fitbit/*/**/distance-*.json', 'distance.sum', dataset='fitbit',
                            hr_glob='fitbit/*/**/time_in_heart_rate_zones-*.json') }}

@@ -8,5 +8,5 @@
   Rules : those of stg_pmdata__exercise, by the same macro (pmdata_exercise): bouts deduplicated on
           logId, day = local date of startTime.
 -#}
--- depends_on: {{ ref('stg_fitbit__takeout_files') }}
+{% if target.type != 'spark' %}-- depends_on: {{ ref('stg_fitbit__takeout_files') }}{% endif %}
 {{ pmdata_exercise(dataset='fitbit', glob='fitbit/*/**/exercise-*.json') }}

@@ -8,5 +8,5 @@
   Rules : those of stg_pmdata__resting_heart_rate, by the same macro (pmdata_resting_heart_rate):
           value 0 is Fitbit's "no estimate" (no row); a repeated day is the mean of its positive values.
 -#}
--- depends_on: {{ ref('stg_fitbit__takeout_files') }}
+{% if target.type != 'spark' %}-- depends_on: {{ ref('stg_fitbit__takeout_files') }}{% endif %}
 {{ pmdata_resting_heart_rate(dataset='fitbit', glob='fitbit/*/**/resting_heart_rate-*.json') }}

@@ -10,5 +10,5 @@
           (a log repeated in two period files counts once), main sleep only, the longest main sleep per
           day; raw_rejected lists the logs it cannot use.
 -#}
--- depends_on: {{ ref('stg_fitbit__takeout_files') }}
+{% if target.type != 'spark' %}-- depends_on: {{ ref('stg_fitbit__takeout_files') }}{% endif %}
 {{ pmdata_sleep_logs(dataset='fitbit', glob='fitbit/*/**/sleep-*.json') }}

@@ -10,6 +10,6 @@
           collapse to their maximum, a negative minute is quarantined, a 0-step day without
           heart-rate-zone minutes (time_in_heart_rate_zones-*.json) is a no-wear day (no row).
 -#}
--- depends_on: {{ ref('stg_fitbit__takeout_files') }}
+{% if target.type != 'spark' %}-- depends_on: {{ ref('stg_fitbit__takeout_files') }}{% endif %}
 {{ pmdata_minutes_to_daily('fitbit/*/**/steps-*.json', 'steps.sum', dataset='fitbit',
                            hr_glob='fitbit/*/**/time_in_heart_rate_zones-*.json') }}

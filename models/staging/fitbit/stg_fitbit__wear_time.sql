@@ -4,5 +4,5 @@
   macro of stg_pmdata__wear_time (same rules, same objects, month-first MM/DD/YY dates). Output: one
   row per (subject_id, day): wear_minutes, evidence; int_wear_days applies the min_wear_hours rule.
 -#}
--- depends_on: {{ ref('stg_fitbit__takeout_files') }}
+{% if target.type != 'spark' %}-- depends_on: {{ ref('stg_fitbit__takeout_files') }}{% endif %}
 {{ pmdata_wear_time(dataset='fitbit', hr_glob='fitbit/*/**/time_in_heart_rate_zones-*.json') }}

@@ -29,9 +29,9 @@
 {#- Wide RAPIDS CSVs: fixing the dialect skips DuckDB's sniffer (~10x faster on 1000-column files);
     a table, not a view, so tests and downstream models parse the CSVs once. -#}
 {%- set csv_opts = "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'" -%}
-{%- set ema_glob = 'globem/*/SurveyData/ema.csv' -%}
-{%- set weekly_glob = 'globem/*/SurveyData/dep_weekly.csv' -%}
-{%- set pre_glob = 'globem/*/SurveyData/pre.csv' -%}
+{%- set ema_glob = wag_source_glob('globem_raw', 'ema') -%}
+{%- set weekly_glob = wag_source_glob('globem_raw', 'dep_weekly') -%}
+{%- set pre_glob = wag_source_glob('globem_raw', 'pre') -%}
 {%- set ema_items = ['phq4_EMA', 'phq4_anxiety_EMA', 'phq4_depression_EMA', 'pss4_EMA',
                      'positive_affect_EMA', 'negative_affect_EMA'] -%}
 {%- set weekly_items = ['feel_anxious', 'feel_depressed', 'BDI2'] -%}

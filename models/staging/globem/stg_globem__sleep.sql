@@ -39,7 +39,7 @@
 {#- Wide RAPIDS CSVs: fixing the dialect skips DuckDB's sniffer (~10x faster on 1000-column files);
     a table, not a view, so tests and downstream models parse the CSVs once. -#}
 {%- set csv_opts = "all_varchar = true, union_by_name = true, delim = ',', quote = '\"', escape = '\"'" -%}
-{%- set sleep_glob = 'globem/*/FeatureData/sleep.csv' -%}
+{%- set sleep_glob = wag_source_glob('globem_raw', 'sleep') -%}
 {%- set spec = globem_feature_files()['sleep'] -%}
 {%- set prefix = spec.prefix -%}
 {#- RAPIDS feature -> shifted to the wake-up day (D+1)? (countepisodemain is the flag, not a feature) -#}

@@ -19,7 +19,7 @@
   minutes as non-wear, and its activity values become missing (DESIGN.md §2 "Non-wear").
   Duplicates: one row per date is expected; should a date repeat, the row with most worn minutes wins.
 -#}
-{%- set activity_glob = 'ifh_affect/par_*/oura/activity.csv' -%}
+{%- set activity_glob = wag_source_glob('ifh_affect_raw', 'oura_activity') -%}
 
 {% if wag_files_exist(activity_glob) %}
 

@@ -29,7 +29,7 @@
     * sleep_*_ratio: stage minutes / 30-day average, not stage minutes (FORMATS.md §0.7);
     * nremhr, HR zones, badgeType, stress sub-scores, SEMA places, min/max_goal: no catalog metric.
 -#}
-{%- set daily_csv = 'lifesnaps/rais_anonymized/csv_rais_anonymized/daily_fitbit_sema_df_unprocessed.csv' -%}
+{%- set daily_csv = wag_source_glob('lifesnaps_raw', 'daily_fitbit_sema_df_unprocessed') -%}
 {%- set mood_labels = ['ALERT', 'HAPPY', 'NEUTRAL', 'RESTED/RELAXED', 'SAD', 'TENSE/ANXIOUS', 'TIRED'] -%}
 
 {% if wag_files_exist(daily_csv) %}

@@ -18,11 +18,10 @@
   Duplicates: none observed per (user_id, submitdate); if a file repeats a day, the mean (numeric) or
   the smallest text (min) is kept so the key stays unique.
 -#}
-{%- set survey_dir = 'lifesnaps/rais_anonymized/scored_surveys/' -%}
 {%- set csv_options = "all_varchar = true, delim = ',', quote = '\"'" -%}
-{%- set has_panas = wag_files_exist(survey_dir ~ 'panas.csv') -%}
-{%- set has_stai = wag_files_exist(survey_dir ~ 'stai.csv') -%}
-{%- set has_personality = wag_files_exist(survey_dir ~ 'personality.csv') -%}
+{%- set has_panas = wag_files_exist(wag_source_glob('lifesnaps_raw', 'panas')) -%}
+{%- set has_stai = wag_files_exist(wag_source_glob('lifesnaps_raw', 'stai')) -%}
+{%- set has_personality = wag_files_exist(wag_source_glob('lifesnaps_raw', 'personality')) -%}
 
 with panas as (
     {% if has_panas %}
@@ -31,7 +30,7 @@ with panas as (
         {{ wag_parse_date('submitdate') }}                              as day,
         {{ wag_parse_number('positive_affect_score') }}                 as positive_affect_score,
         {{ wag_parse_number('negative_affect_score') }}                 as negative_affect_score
-    from {{ wag_read_csv(survey_dir ~ 'panas.csv', csv_options) }}
+    from {{ wag_read_csv(wag_source_glob('lifesnaps_raw', 'panas'), csv_options) }}
     {% else %}
     select cast(null as string) as subject_id, cast(null as date) as day,
            cast(null as double) as positive_affect_score, cast(null as double) as negative_affect_score
@@ -45,7 +44,7 @@ stai as (
         'lifesnaps:' || trim(user_id)                                   as subject_id,
         {{ wag_parse_date('submitdate') }}                              as day,
         {{ wag_parse_number('stai_stress') }}                           as stai_stress
-    from {{ wag_read_csv(survey_dir ~ 'stai.csv', csv_options) }}
+    from {{ wag_read_csv(wag_source_glob('lifesnaps_raw', 'stai'), csv_options) }}
     {% else %}
     select cast(null as string) as subject_id, cast(null as date) as day, cast(null as double) as stai_stress
     where false
@@ -62,7 +61,7 @@ personality as (
             '{{ trait }} ' || regexp_replace(cast({{ wag_parse_number(trait) }} as string), '\.0$', '')
             {%- endfor %}
         ), '')                                                          as ipip_scores
-    from {{ wag_read_csv(survey_dir ~ 'personality.csv', csv_options) }}
+    from {{ wag_read_csv(wag_source_glob('lifesnaps_raw', 'personality'), csv_options) }}
     {% else %}
     select cast(null as string) as subject_id, cast(null as date) as day, cast(null as string) as ipip_scores
     where false

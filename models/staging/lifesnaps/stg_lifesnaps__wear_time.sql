@@ -8,7 +8,7 @@
   not parse or a non-empty zone cell that is not a number (the block for this file covers both models).
   Output: one row per (subject_id, day): wear_minutes (0..1440), evidence.
 -#}
-{%- set daily_csv = 'lifesnaps/rais_anonymized/csv_rais_anonymized/daily_fitbit_sema_df_unprocessed.csv' -%}
+{%- set daily_csv = wag_source_glob('lifesnaps_raw', 'daily_fitbit_sema_df_unprocessed') -%}
 {%- set zones = ['minutes_below_default_zone_1', 'minutes_in_default_zone_1', 'minutes_in_default_zone_2',
                  'minutes_in_default_zone_3'] -%}
 {% if wag_files_exist(daily_csv) %}

@@ -18,4 +18,4 @@
   * dateTime and value are parsed by the macros of macros/quarantine.sql; an element whose dateTime
     is not a date or whose value is not a number is listed in raw_rejected.
 -#}
-{{ pmdata_activity_minutes() }}
+{{ pmdata_activity_minutes(glob=wag_source_glob('pmdata_raw', 'fitbit_activity_minutes')) }}

@@ -16,4 +16,5 @@
     The daily activity files' not-worn flag (sedentary = 1440) is NOT used here: on p03 2019-12-10
     it flags a day that has minute data and 540 minutes of heart-rate data.
 -#}
-{{ pmdata_minutes_to_daily('pmdata/*/fitbit/distance.json', 'distance.sum') }}
+{{ pmdata_minutes_to_daily(wag_source_glob('pmdata_raw', 'fitbit_distance'), 'distance.sum',
+                           hr_glob=wag_source_glob('pmdata_raw', 'fitbit_time_in_heart_rate_zones')) }}

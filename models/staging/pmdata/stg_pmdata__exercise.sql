@@ -16,4 +16,4 @@
     '.000', 'Z' read); a bout without a readable startTime, or with a duration / vo2Max that is not
     a number, is listed in raw_rejected.
 -#}
-{{ pmdata_exercise() }}
+{{ pmdata_exercise(glob=wag_source_glob('pmdata_raw', 'fitbit_exercise')) }}

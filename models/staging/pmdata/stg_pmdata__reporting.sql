@@ -24,9 +24,9 @@
     raw_rejected lists a row whose time is empty or does not parse.
   * All CSVs are read as text (no type/date sniffing); CRLF and LF both work.
 -#}
-{%- set reporting_glob = 'pmdata/*/googledocs/reporting.csv' -%}
-{%- set srpe_glob = 'pmdata/*/pmsys/srpe.csv' -%}
-{%- set injury_glob = 'pmdata/*/pmsys/injury.csv' -%}
+{%- set reporting_glob = wag_source_glob('pmdata_raw', 'googledocs_reporting') -%}
+{%- set srpe_glob = wag_source_glob('pmdata_raw', 'pmsys_srpe') -%}
+{%- set injury_glob = wag_source_glob('pmdata_raw', 'pmsys_injury') -%}
 {%- set tz = var('pmdata_timezone', 'Europe/Oslo') -%}
 {%- set has_reporting = wag_files_exist(reporting_glob) -%}
 {%- set has_srpe = wag_files_exist(srpe_glob) -%}

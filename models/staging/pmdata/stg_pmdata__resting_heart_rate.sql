@@ -13,4 +13,4 @@
   * dateTime and value are parsed by the macros of macros/quarantine.sql; an element with no
     readable dateTime or a value that is not a number is listed in raw_rejected.
 -#}
-{{ pmdata_resting_heart_rate() }}
+{{ pmdata_resting_heart_rate(glob=wag_source_glob('pmdata_raw', 'fitbit_resting_heart_rate')) }}

@@ -31,4 +31,4 @@
     logs (max 3.5 min). Times are naive local wall clock (the DST night is not corrected).
     A log without levels.data gives no midpoint row.
 -#}
-{{ pmdata_sleep_logs() }}
+{{ pmdata_sleep_logs(glob=wag_source_glob('pmdata_raw', 'fitbit_sleep')) }}

@@ -10,4 +10,4 @@
   dateTime and the zone minutes are parsed by macros shared with raw_rejected (pmdata_zone_day,
   pmdata_zone_minutes); an element with no readable dateTime or a zone that is not a number is listed there.
 -#}
-{{ pmdata_wear_time() }}
+{{ pmdata_wear_time(hr_glob=wag_source_glob('pmdata_raw', 'fitbit_time_in_heart_rate_zones')) }}

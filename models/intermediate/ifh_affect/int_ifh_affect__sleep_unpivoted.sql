@@ -1,11 +1,10 @@
 {#-
   IFH Affect Oura nightly sleep summaries -> staging contract rows (DESIGN.md §2, FORMATS.md §4.2, §5).
+  Listed in wag_staging_models (macros/staging_models.sql).
 
-  Input : <data_dir>/ifh_affect/par_<n>/oura/sleep.csv, any number of participants (glob); LF, header,
-          one row per night. Read all-VARCHAR then parsed by the macros of macros/quarantine.sql: an
-          empty cell and the literal `null` of temperature_delta (FORMATS.md §0.5) are missing (no row);
-          a row whose date does not parse, or another non-number, gives no row and is listed in
-          raw_rejected.
+  Input : stg_ifh_affect__sleep_nights (one row per row of <data_dir>/ifh_affect/par_<n>/oura/sleep.csv,
+          renamed and cast; an empty cell, `null` or an unreadable cell is NULL = missing = no row; a row
+          without a readable date gives nothing).
   Subject: 'ifh_affect:par_<n>' from the folder name.
   Day   : `date` = local date of bedtime_end = the wake-up day (FORMATS.md §4.2, DESIGN.md §2).
   Output (value in the RAW unit; raw_field_map_ifh_affect converts):
@@ -30,46 +29,13 @@
       (FORMATS.md §4.2, §4.4); the seed maps it to `heart_rate` with a note that it is sleep-only (lower
       than the whole-day mean other datasets give), so heart_rate.csv itself need not be read.
 -#}
-{%- set sleep_glob = 'ifh_affect/par_*/oura/sleep.csv' -%}
-
-{% if wag_files_exist(sleep_glob) %}
-
-with raw as (
-    select *
-    from {{ wag_read_csv(sleep_glob, "all_varchar = true, delim = ',', quote = '\"'",
-                          required=['date', 'duration', 'total', 'awake', 'light', 'rem', 'deep', 'efficiency',
-                                    'bedtime_start_midnight_delta', 'bedtime_end_midnight_delta']) }}
-),
-
-typed as (
-    select
-        'ifh_affect:' || regexp_extract({{ wag_path_slashes('filename') }}, '/(par_[0-9]+)/oura/[^/]+$', 1)
-                                                                        as subject_id,
-        {{ wag_parse_date(wag_q('date')) }}            as day,
-        {{ wag_parse_number('duration') }}                                    as duration,
-        {{ wag_parse_number('total') }}                                       as total,
-        {{ wag_parse_number('awake') }}                                       as awake,
-        {{ wag_parse_number('light') }}                                       as light,
-        {{ wag_parse_number('rem') }}                                         as rem,
-        {{ wag_parse_number('deep') }}                                        as deep,
-        {{ wag_parse_number('onset_latency') }}                               as onset_latency,
-        {{ wag_parse_number('midpoint_time') }}                               as midpoint_time,
-        {{ wag_parse_number('efficiency') }}                                  as efficiency,
-        {{ wag_parse_number('score') }}                                       as score,
-        {{ wag_parse_number('hr_lowest') }}                                   as hr_lowest,
-        {{ wag_parse_number('hr_average') }}                                  as hr_average,
-        {{ wag_parse_number('rmssd') }}                                       as rmssd,
-        {{ wag_parse_number('breath_average') }}                              as breath_average,
-        {{ wag_parse_number('temperature_delta') }}                           as temperature_delta,
-        {{ wag_parse_number('bedtime_start_midnight_delta') }}                as start_delta,
-        {{ wag_parse_number('bedtime_end_midnight_delta') }}                  as end_delta,
-        try_cast(bedtime_start_timestamp as bigint)                     as start_ts
-    from raw
+with sleep_nights as (
+    select * from {{ ref('stg_ifh_affect__sleep_nights') }}
 ),
 
 main_sleep as (
     select *
-    from typed
+    from sleep_nights
     where day is not null and subject_id <> 'ifh_affect:'
     qualify row_number() over (
         partition by subject_id, day
@@ -123,7 +89,3 @@ long as (
 )
 
 {{ wag_contract_rows('ifh_affect', 'long') }}
-
-{% else %}
-{{ wag_empty_raw() }}
-{% endif %}
