@@ -91,7 +91,7 @@
       month-end (the new rows all come after it, e.g. the first day of a new month), that snapshot is
       exactly the month-end snapshot the post-hook would compute (the same pooled subject-days <= that
       day), so it is kept as one (is_full_history = false) instead of being ranked again. -#}
-  {%- if is_incremental() and var('population_as_of', 'snapshot') != 'exact' -%}
+  {%- if is_incremental() and var('population_as_of', 'exact') != 'exact' -%}
     update {{ relation }} as p set is_full_history = false
     from (select dataset, min(first_changed_month_end) as first_changed
           from {{ ref('int_changed_subjects') }} group by dataset) as c

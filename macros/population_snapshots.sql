@@ -77,7 +77,7 @@ from snapshot_checked
   logs each. Nothing with var population_as_of = 'exact' (queries then pool the subject-days <= t
   themselves). Returns a no-op statement.
 -#}
-  {%- if execute and var('population_as_of', 'snapshot') != 'exact' -%}
+  {%- if execute and var('population_as_of', 'exact') != 'exact' -%}
     {%- set months = run_query(
         "select p.dataset, cast(p.month_end as string) as snapshot_day"
         ~ " from (select distinct dataset, last_day(day) as month_end from " ~ series ~ ") as p"

@@ -69,9 +69,9 @@ def test_relationship_is_the_pairs_as_of_correlation(wh, values):
     assert rel["individual"]["n"] == len(x)
     assert rel["individual"]["rho"] == pytest.approx(rho, abs=1e-9)
     assert rel["as_of"] == AS_OF
-    # population: every subject of the dataset, paired days up to the last month-end <= t (the monthly
-    # snapshot of DESIGN.md §6 "As of"; t = 2020-01-15 -> 2019-12-31), ranks over the pooled sample
-    snapshot = date(2019, 12, 31)
+    # population: every subject of the dataset, paired days up to t itself (DESIGN.md §6 "As of", var
+    # population_as_of = 'exact', the default since issue 31), ranks over the pooled sample
+    snapshot = AS_OF
     assert rel["population"]["as_of"] == snapshot
     ds = values[(values.dataset == "pmdata") & (values.day <= snapshot)]
     px, py = [], []
@@ -85,7 +85,7 @@ def test_relationship_is_the_pairs_as_of_correlation(wh, values):
     # the answer quotes it, with the day it is as of
     assert f"{rho:+.2f} over {len(x)} days" in res.answer.text
     assert "as of 2020-01-15" in res.answer.text
-    assert f"{len(px)} subject-days of" in res.answer.text and "up to 2019-12-31" in res.answer.text
+    assert f"{len(px)} subject-days of" in res.answer.text and "up to 2020-01-15" in res.answer.text
     # the pooled sample includes this subject's own days (a user review read "Others" as excluding them)
     assert SUBJECT in set(ds.subject_id)
     assert "Everyone in the dataset" in res.answer.text and "(you included)" in res.answer.text

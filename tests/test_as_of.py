@@ -54,27 +54,31 @@ def ref_day(built_db):
 
 
 @pytest.fixture(scope="module")
-def exact_db(built_db, tmp_path_factory):
-    """A copy of the warehouse whose table macros pool the population per query (var population_as_of
-    = 'exact'), installed with `dbt run-operation` (the mode is chosen when the macros are created)."""
-    tmp = tmp_path_factory.mktemp("exact")
+def snapshot_db(built_db, shared_data, tmp_path_factory):
+    """A copy of the warehouse in var population_as_of = 'snapshot' mode (the default is 'exact'): the
+    month-end snapshots built by `dbt run` of correlations_population_snapshots, whose on-run-end hook
+    installs the table macros in that mode (the mode is chosen when the macros are created)."""
+    tmp = tmp_path_factory.mktemp("snapshot")
     db = tmp / "wag.duckdb"
     shutil.copy(built_db, db)
-    res = run_dbt(["run-operation", "wag_install_retrieve"], db=db, data_dir=tmp, target=tmp / "target",
-                  extra_vars="{population_as_of: exact}")
+    res = run_dbt(["run", "--select", "correlations_population_snapshots", "--full-refresh"], db=db,
+                  data_dir=shared_data, target=tmp / "target", extra_vars="{population_as_of: snapshot}")
     assert res.success, res.exception
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("select count(*) from correlations_population_snapshots where not is_full_history"
+                           ).fetchone()[0] > 0
     return db
 
 
 @pytest.mark.parametrize("which", ["day 30", "dataset's last day", "day 30, exact population",
                                    "dataset's last day, exact population"])
-def test_as_of_weights_equal_scipy_numpy_on_days_up_to_t(built_db, exact_db, ref_day, which):
+def test_as_of_weights_equal_scipy_numpy_on_days_up_to_t(built_db, snapshot_db, ref_day, which):
     """Individual correlations over the subject's days <= t; population correlations from the last
     monthly snapshot <= t (§6 "As of": the dataset's subject-days up to the last month-end <= t, or the
     whole history once t reaches the dataset's last paired day), or with population_as_of = 'exact'
     over the dataset's subject-days <= t: both must equal scipy on those days."""
     exact = which.endswith("exact population")
-    con = duckdb.connect(str(exact_db if exact else built_db), read_only=True)
+    con = duckdb.connect(str(built_db if exact else snapshot_db), read_only=True)
     if which.startswith("dataset's last day"):
         ref_day = con.execute("select max(day) from metric_values where dataset = 'pmdata'").fetchone()[0]
     try:
@@ -228,13 +232,13 @@ def test_retrieved_neighbours_have_varying_data_and_valid_population_evidence(bu
 
 
 @pytest.mark.parametrize("mode", ["snapshot", "exact"])
-def test_retrieval_at_the_last_day_reads_the_stored_weights_unchanged(built_db, exact_db, mode):
+def test_retrieval_at_the_last_day_reads_the_stored_weights_unchanged(built_db, snapshot_db, mode):
     """At or after the subject's last day and the dataset's full-history snapshot, wag_retrieve reads
     edge_weights instead of recomputing (§6: the full-history table is that case). The weights it
     ranks must equal wag_edge_weights_as_of at that day (checked against scipy + numpy above), for
     every subject of the excerpts; with a non-default alpha the per-query computation is used. Both
     population modes (pop_as_of_day is the snapshot day, or t itself in 'exact' mode)."""
-    con = duckdb.connect(str(built_db if mode == "snapshot" else exact_db), read_only=True)
+    con = duckdb.connect(str(snapshot_db if mode == "snapshot" else built_db), read_only=True)
     cols = ["w_global", "r_s_signed", "r_pop_signed", "n_s", "n_pop", "n_pop_subjects", "mu_pop", "mu_s",
             "fallback", "pop_as_of_day"]
     try:
@@ -269,3 +273,16 @@ def test_retrieval_at_the_last_day_reads_the_stored_weights_unchanged(built_db, 
     finally:
         con.close()
     assert n_rows >= 100
+
+
+def test_the_default_build_ranks_only_the_full_history(built_db):
+    """var population_as_of defaults to 'exact' (DESIGN.md §6's definition, issue 31): the build stores
+    no month-end snapshot, and an as-of query names t itself as the population's last day."""
+    with duckdb.connect(str(built_db), read_only=True) as con:
+        kinds = con.execute("select distinct is_full_history from correlations_population_snapshots").fetchall()
+        assert kinds == [(True,)]
+        subject, t = con.execute("select subject_id, min(day) + 40 from metric_values where dataset = 'pmdata' "
+                                 "group by subject_id order by subject_id limit 1").fetchone()
+        days = con.execute("select distinct pop_as_of_day from wag_edge_weights_as_of(?, ?, ['steps_taken'])",
+                           [subject, t]).fetchall()
+    assert days == [(t,)]

@@ -25,6 +25,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from popgen import generate  # noqa: E402
 
 # tables written outside dbt's models (build state), compared separately or not at all
+SNAPSHOT = {"population_as_of": "snapshot"}   # the `appended` builds' settings
 STATE_TABLES = {"wag_build_settings", "wag_build_fingerprints", "int_changed_subjects"}
 
 
@@ -44,22 +45,23 @@ def _tables(db: Path) -> dict[str, pd.DataFrame]:
         con.close()
 
 
-def _build_change_rebuild(tmp: Path, pop: pd.DataFrame, change) -> dict:
+def _build_change_rebuild(tmp: Path, pop: pd.DataFrame, change, settings: dict | None = None) -> dict:
     """Build ``pop`` (a wide source) into tmp/wag.duckdb, write ``change(pop)`` over the same file, build
     again (incremental) and build the changed file from scratch into tmp/full.duckdb (--full-refresh).
-    Returns the three BuildResults and tmp."""
+    ``settings``: dbt vars of all three builds. Returns the three BuildResults and tmp."""
     csv = tmp / "pop.csv"
     pop.to_csv(csv, index=False)
     sources = [{"dataset": "sim", "path": str(csv)}]
     empty = tmp / "no_native"
     empty.mkdir()
     out = {"tmp": tmp, "nodes": {"first": [], "incremental": []}}
-    out["first"] = run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb",
+    out["first"] = run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb", settings=settings,
                              on_node=lambda name, status: out["nodes"]["first"].append(name))
     change(pop).to_csv(csv, index=False)
-    out["incremental"] = run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb",
+    out["incremental"] = run_build(empty, wide_sources=sources, database=tmp / "wag.duckdb", settings=settings,
                                    on_node=lambda name, status: out["nodes"]["incremental"].append(name))
-    out["full"] = run_build(empty, wide_sources=sources, database=tmp / "full.duckdb", full_refresh=True)
+    out["full"] = run_build(empty, wide_sources=sources, database=tmp / "full.duckdb", full_refresh=True,
+                            settings=settings)
     for step in ("first", "incremental", "full"):
         assert out[step].success, (step, out[step].failures)
     return out
@@ -147,14 +149,16 @@ def test_changed_settings_force_a_full_build(builds, monkeypatch):
 @pytest.fixture(scope="module")
 def appended(tmp_path_factory):
     """8 subjects x 59 days (2021-01-01 .. 2021-02-28, a month-end), then one more day (1 March) for
-    two subjects: the old full-history snapshot is the new 28 February month-end snapshot."""
+    two subjects: the old full-history snapshot is the new 28 February month-end snapshot (var
+    population_as_of = 'snapshot'; the `builds` fixture above has the default, 'exact')."""
     def change(pop):
         last = pop[pop["date"] == pop["date"].max()]
         new = last[last["participant_id"].isin(sorted(last["participant_id"].unique())[:2])].copy()
         new["date"] = "2021-03-01"
         return pd.concat([pop, new], ignore_index=True)
 
-    out = _build_change_rebuild(tmp_path_factory.mktemp("appended"), generate(8, 59, seed=5), change)
+    out = _build_change_rebuild(tmp_path_factory.mktemp("appended"), generate(8, 59, seed=5), change,
+                                settings=SNAPSHOT)
     return out["tmp"], out["incremental"]
 
 
@@ -180,14 +184,14 @@ def test_a_build_with_nothing_changed_stops_before_dbt(appended):
     sources = [{"dataset": "sim", "path": str(csv)}]
     before = db.stat().st_mtime_ns
     nodes = []
-    out = run_build(tmp / "no_native", wide_sources=sources, database=db,
+    out = run_build(tmp / "no_native", wide_sources=sources, database=db, settings=SNAPSHOT,
                     on_node=lambda name, status: nodes.append(name))
     assert out.success and out.refresh == {"mode": "unchanged", "subjects": 8}
     assert nodes == [] and out.n_nodes == 0
     assert db.stat().st_mtime_ns == before
     st = csv.stat()
     os.utime(csv, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
-    out = run_build(tmp / "no_native", wide_sources=sources, database=db,
+    out = run_build(tmp / "no_native", wide_sources=sources, database=db, settings=SNAPSHOT,
                     on_node=lambda name, status: nodes.append(name))
     assert out.success, out.failures
     assert out.refresh["mode"] == "incremental" and out.refresh["changed_subjects"] == 0

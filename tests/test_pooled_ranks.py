@@ -22,11 +22,12 @@ from conftest import run_dbt
 TOL = 1e-9
 
 
+# every method in population_as_of = 'snapshot' mode (the default, 'exact', stores only the full history)
 METHODS = {
-    "packed": "{corrected_ranks: packed}",                      # pooled sums from one row per (subject, day)
-    "packed_join": "{corrected_ranks: packed, pooled_form: join, individual_form: join}",  # pooled sums from the (edge, day) join
-    "paired_value_counts": "{corrected_ranks: paired, pooled_ranks: value_counts}",
-    "paired_window": "{corrected_ranks: paired, pooled_ranks: window}",
+    "packed": "{population_as_of: snapshot, corrected_ranks: packed}",   # pooled sums from one row per (subject, day)
+    "packed_join": "{population_as_of: snapshot, corrected_ranks: packed, pooled_form: join, individual_form: join}",
+    "paired_value_counts": "{population_as_of: snapshot, corrected_ranks: paired, pooled_ranks: value_counts}",
+    "paired_window": "{population_as_of: snapshot, corrected_ranks: paired, pooled_ranks: window}",
 }
 
 

@@ -240,6 +240,7 @@ def run_build(
     database: Path | None = None,
     engine: str = "duckdb",
     full_refresh: bool = False,
+    settings: dict | None = None,
 ) -> BuildResult:
     """Run ``dbt build`` on ``data_dir`` into ``database`` (default: :func:`paths.db_path`), atomically.
 
@@ -248,7 +249,8 @@ def run_build(
     warehouse, only changed subjects recomputed) when the warehouse holds a complete build with the
     same settings and ``full_refresh`` is false, and skipped (the warehouse untouched, no dbt run) when
     no data file changed either; ``BuildResult.refresh`` says which (mode full, incremental or unchanged). ``on_node(name, status)`` is called
-    as each node finishes. Returns a :class:`BuildResult`. Raises :class:`UsageError` when
+    as each node finishes. ``settings``: dbt vars that override dbt_project.yml's for this build (e.g.
+    ``{"population_as_of": "snapshot"}``); they are part of the settings hash, so a change rebuilds. Returns a :class:`BuildResult`. Raises :class:`UsageError` when
     ``data_dir`` holds no dataset folder, :class:`~wag_cli.errors.DatabaseError` when another process
     holds ``database``, :class:`WagError` when dbt itself cannot start (bad project, bad profile).
     """
@@ -256,7 +258,7 @@ def run_build(
     database = Path(database).resolve() if database else db_path()
     check_data_dir(Path(data_dir), wide_sources)
     check_data_names(Path(data_dir), DATASET_FOLDERS)
-    dbt_vars = _dbt_vars(data_dir, wide_sources)
+    dbt_vars = {**(settings or {}), **_dbt_vars(data_dir, wide_sources)}
     # issue 28: a Fitbit Takeout zip's members are copied beside the warehouse file, not into the build's
     # folder (removed after each build), so an unchanged zip is not copied again (wag_cli/fitbit_takeout.py)
     dbt_vars["fitbit_takeout_cache_dir"] = str(database.with_name(database.name + ".takeout"))

@@ -70,7 +70,7 @@ asof_pairs_ind as (
 asof_ind as (
     {{ spearman('asof_pairs_ind', ['node_x', 'node_y'], 'value_x', 'value_y', 'min_samples') }}
 ),
-{%- set exact_population = var('population_as_of', 'snapshot') == 'exact' %}
+{%- set exact_population = var('population_as_of', 'exact') == 'exact' %}
 asof_pop_lookup_day as (
     -- the snapshot of correlations_population_snapshots that is read: the last month-end snapshot
     -- <= t (the dataset's subject-days <= that day pooled, §6 "As of" allows it); in exact mode only

@@ -107,7 +107,7 @@ full_history as (
             and gamma_global = {{ var('gamma_global') }} and alpha_prior = {{ var('alpha_prior') }}
             and alpha_pop = {{ var('alpha_pop') }} and alpha_ind = {{ var('alpha_ind') }},
             false) as is_full_history,
-        {{ 'ref_day' if var('population_as_of', 'snapshot') == 'exact' else 'max(p.snapshot_day)' }} as pop_as_of_day
+        {{ 'ref_day' if var('population_as_of', 'exact') == 'exact' else 'max(p.snapshot_day)' }} as pop_as_of_day
     from correlations_population_snapshots as p
     where p.is_full_history
       and p.dataset = (select any_value(v.dataset) from metric_values as v where v.subject_id = subject)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from enum import Enum
 from typing import Annotated, Optional
 
 import typer
@@ -18,7 +19,7 @@ from .output import console, err_console, failures
 
 
 def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None, hint: str | None = None,
-                         engine: str = "duckdb", full_refresh: bool = False) -> None:
+                         engine: str = "duckdb", full_refresh: bool = False, settings: dict | None = None) -> None:
     from ..build import data_source_text, run_build, spark_unread_inputs, stored_data_source
     from ..paths import db_path
     from ..summary import apple_health_summary, rejected_summary, warehouse_summary, withheld_summary
@@ -42,7 +43,7 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
             status.update(f"dbt build: {done['n']} nodes done · last: {name} ({node_status})")
 
         result = run_build(data_dir, wide_sources=wide_sources, on_node=on_node, engine=engine,
-                           full_refresh=full_refresh)
+                           full_refresh=full_refresh, settings=settings)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(result.status_counts.items()))
     if not result.success:
         for name, msg in result.failures[:8]:
@@ -104,6 +105,13 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
         console.print(line, highlight=False, markup=False)
 
 
+class PopulationAsOf(str, Enum):
+    """dbt var population_as_of (dbt_project.yml; DESIGN.md §6 "As of")."""
+
+    exact = "exact"
+    snapshot = "snapshot"
+
+
 @app.command()
 def build(
     data_dir: Annotated[Optional[Path], typer.Option(
@@ -116,6 +124,10 @@ def build(
     full_refresh: Annotated[bool, typer.Option(
         "--full-refresh", help="Rebuild every table from scratch instead of recomputing only the subjects whose "
                                "rows changed since the last build (the default when the settings are unchanged).")] = False,
+    population_as_of: Annotated[Optional[PopulationAsOf], typer.Option(
+        "--population-as-of", help="exact (default): as-of queries pool the dataset's days <= t in each query "
+                                   "(DESIGN.md §6). snapshot: the build stores month-end snapshots and queries read "
+                                   "the last one <= t (faster queries on large populations, longer builds).")] = None,
 ) -> None:
     """Run dbt seed + build (models, data tests, unit tests) into the warehouse."""
     from ..paths import data_dir as default_data_dir
@@ -140,7 +152,8 @@ def build(
             if not p.is_file():
                 raise UsageError(f"--wide {item!r}: no file at {p}")
             sources.append({"dataset": name, "path": str(p)})
-        _build_and_summarise(root, sources or None, engine=engine, full_refresh=full_refresh)
+        settings = {"population_as_of": population_as_of.value} if population_as_of else None
+        _build_and_summarise(root, sources or None, engine=engine, full_refresh=full_refresh, settings=settings)
 
 
 @app.command()
