@@ -1,10 +1,11 @@
--- Population Spearman correlations r^pop_{x,y} at monthly snapshots (DESIGN.md §5, §6 "As of"): per
--- dataset, prior edge and snapshot day s, on the dataset's paired subject-days <= s pooled.
+-- Population Spearman correlations r^pop_{x,y} (DESIGN.md §5, §6 "As of"): per dataset, prior edge
+-- and snapshot day s, on the dataset's paired subject-days <= s pooled.
 -- Snapshot days: the dataset's last paired day (the full history, is_full_history;
--- correlations_population is that snapshot), built by this SELECT, and every month-end before it,
--- inserted one month at a time by the post-hook wag_insert_population_month_snapshots. A query with
--- reference day t reads the last snapshot <= t (the approximation §6 allows, stated in its output as
--- pop_as_of_day), so retrieval never pools days after t and never re-ranks the population per query.
+-- correlations_population is that snapshot), built by this SELECT. With var population_as_of =
+-- 'exact' (default) that is all: a query with an earlier reference day t pools the subject-days <= t
+-- itself. With 'snapshot' the post-hook wag_insert_population_month_snapshots adds every month-end
+-- before it, and a query reads the last snapshot <= t (the approximation §6 allows, stated in its
+-- output as pop_as_of_day).
 -- Method (macros/corrected_ranks.sql, issue 31): each (dataset, metric) series of int_metric_series
 -- is ranked once over the dataset's subject-days (<= s), by per-value counts; a pair's average rank
 -- on its common days is that rank minus the partner's missing days below it (bit-field running sums),
