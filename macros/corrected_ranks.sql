@@ -259,8 +259,13 @@ select dataset, subject_key, edge_key, n,
        case when n < {{ var('min_samples') }} then 'n_below_min'
             else {{ wag_variance_reason('n', 's_a', 's_b', 's_aa', 's_bb') }} end as null_reason
 from (
-{%- if var('individual_form', 'wide') == 'wide' and '__dbt__cte__' not in (series | string) and wag_wide_fits(series, where) %}
+{%- if var('individual_form', 'wide') == 'wide' and '__dbt__cte__' not in (series | string) %}
+{%- set K = wag_wide_batches(series, where) %}
+{%- if K > 1 %}
+select * from {{ wag_wide_batch_table(series, where, 'individual', L['bits'], K) }}
+{%- else %}
 {{ wag_wide_sums(series, where, 'individual', L['bits']) }}
+{%- endif %}
 {%- else %}
 {{ wag_edge_rank_sums(series, 'individual', where, L) }}
 {%- endif %}
@@ -273,10 +278,20 @@ select dataset, edge_key, n, n_subjects,
 from (
     -- the pooled sums are the sums of the subjects' partial sums; a subject contributes pairs iff it
     -- has a row here
-{%- if var('pooled_form', 'wide') == 'wide' and '__dbt__cte__' not in (series | string) and wag_wide_fits(series, where) %}
+{%- if var('pooled_form', 'wide') == 'wide' and '__dbt__cte__' not in (series | string) %}
     -- (not in dbt unit tests, whose input is a CTE the run-time metric list cannot query)
     -- one row per (subject, day) with every metric's rank and corrections (macros/wide_sums.sql)
+{%- set K = wag_wide_batches(series, where) %}
+{%- if K > 1 %}
+    -- in K subject batches (wag_wide_batch_table): the totals of the batches' sums
+    select dataset, edge_key, sum(n) as n, sum(n_subjects) as n_subjects,
+           sum(n) * (sum(n) + 1) as s_a, sum(n) * (sum(n) + 1) as s_b,
+           sum(s_aa) as s_aa, sum(s_bb) as s_bb, sum(s_ab) as s_ab, max(last_day) as last_day
+    from {{ wag_wide_batch_table(series, where, 'pooled', L['bits'], K) }}
+    group by dataset, edge_key
+{%- else %}
 {{ wag_wide_sums(series, where, 'pooled', L['bits']) }}
+{%- endif %}
 {%- else %}
     select dataset, edge_key, sum(n) as n, count(*) as n_subjects, sum(s_a) as s_a, sum(s_b) as s_b,
            sum(s_aa) as s_aa, sum(s_bb) as s_bb, sum(s_ab) as s_ab, max(last_day) as last_day

@@ -24,7 +24,7 @@
   Σb², Σab are accumulated.
 -#}
 
-{% macro wag_wide_sums(series, where, level, bits) -%}
+{% macro wag_wide_sums(series, where, level, bits, batch=none) -%}
 {#-
   A SELECT over the rows of `series` (int_metric_series) satisfying `where`, for every edge with
   both metrics in a dataset:
@@ -34,10 +34,14 @@
                         n_subjects = subjects with a common day, last_day = the dataset's last day
                         on which some edge has both values (the same for every edge of the dataset).
   bits: width of a correction field (wag_corrected_rank_layout of the level).
+  batch: none, or [b, K]: only the subjects with subject_key % K = b contribute rows (individual: every
+  CTE; pooled: the (subject, day) rows summed, while the ranks stay those of the whole sample), so K
+  statements, one per b, hold 1/K of the per-metric join build sides each (wag_wide_batch_table).
 -#}
 {%- set F = (127 // bits) | int -%}
 {%- set mask = 2 ** bits - 1 -%}
 {%- set indiv = level == 'individual' -%}
+{%- set in_batch = ('.subject_key % ' ~ batch[1] ~ ' = ' ~ batch[0]) if batch else none -%}
 {%- set info = wag_wide_blocks(series, where, bits) -%}
 {%- set blocks = info['blocks'] -%}
 {%- set num = namespace(t=info['num']) -%}
@@ -60,6 +64,7 @@ select * from (
         inner join (values {% for m in blk['metrics'] %}({{ wag_sql_string(m) }}, {{ loop.index0 }}){% if not loop.last %}, {% endif %}{% endfor %}) as m(metric_id, midx)
             on m.metric_id = v.metric_id
         where v.dataset = {{ wag_sql_string(blk['dataset']) }} and v.value is not null and ({{ where }})
+          {%- if in_batch and indiv %} and v{{ in_batch }}{% endif %}
     ),
 
     pw_days as (
@@ -105,10 +110,13 @@ select * from (
             from pw_rows as r
             inner join pw_ranks as k
                 on k.midx = {{ i }} and {% if indiv %}k.subject_key = r.subject_key and {% endif %}k.value = r.value
-            where r.midx = {{ i }}
+            where r.midx = {{ i }}{% if in_batch and not indiv %} and r{{ in_batch }}{% endif %}
         ) as t{{ i }}
             on t{{ i }}.subject_key = d.subject_key and t{{ i }}.day = d.day
 {%- endfor %}
+{%- if in_batch and not indiv %}
+        where d{{ in_batch }}
+{%- endif %}
     ),
 
     pw_subject_sums as (
@@ -324,14 +332,46 @@ select * from (
 
 
 {% macro wag_wide_fits(series, where='true') -%}
-{#- Whether the wide form's per-metric join build sides fit: the rows of `series` satisfying `where` x
-    the largest possible number of partners (metrics - 1) x 8 bytes at most var wide_max_bytes
-    (default 1.2e9). At 2,000 subjects (16.5 M rows) the wide form ran out of DuckDB's 3 GB
-    (bench/RESULTS.md, issue 31); above the bound the join form is used (same values). True before
-    execution and for dbt unit tests (CTE inputs). -#}
-  {%- if not execute or '__dbt__cte__' in (series | string) -%}{{ return(true) }}{%- endif -%}
+{#- Whether the wide form's per-metric join build sides fit in one statement: the rows of `series`
+    satisfying `where` x the largest possible number of partners (metrics - 1) x 8 bytes at most var
+    wide_max_bytes (wag_wide_batches is 1). Used by the month-end snapshots of snapshot mode, which
+    share work across cut-offs and are not batched; above the bound they take the join form. -#}
+  {{ return(wag_wide_batches(series, where) == 1) }}
+{%- endmacro %}
+
+
+{% macro wag_wide_batches(series, where='true') -%}
+{#- How many subject batches the wide form needs (issue 31): its per-metric join build sides are
+    resident together (one pipeline probes all of them), about rows x (metrics - 1) x 8 bytes for
+    the rows of `series` satisfying `where`; at most var wide_max_bytes (default 1.0e9) per statement.
+    0.89e9 at 500 subjects x 365 days x 28 metrics (1 batch), 3.6e9 at 2,000 (4 batches): one
+    statement at 2,000 ran out of DuckDB's 3 GB (bench/RESULTS.md). 1 before execution and for dbt
+    unit tests (CTE inputs). -#}
+  {%- if not execute or '__dbt__cte__' in (series | string) -%}{{ return(1) }}{%- endif -%}
   {%- set row = run_query("select count(*), count(distinct metric_id) from " ~ series
                           ~ " where value is not null and (" ~ where ~ ")").rows[0] -%}
   {%- set need = (row[0] | int) * ([(row[1] | int) - 1, 1] | max) * 8 -%}
-  {{ return(need <= var('wide_max_bytes', 1200000000) | float) }}
+  {%- set per = var('wide_max_bytes', 1000000000) | float -%}
+  {{ return([((need + per - 1) // per) | int, 1] | max) }}
+{%- endmacro %}
+
+
+{% macro wag_wide_batch_table(series, where, level, bits, batches) -%}
+{#- Runs the wide form in `batches` statements (subject_key % batches = b) into a temporary table and
+    returns its name: per statement only 1/batches of the join build sides (issue 31; one statement
+    at 2,000 subjects ran out of memory, a UNION ALL of the batches in one statement too). Its rows
+    are wag_wide_sums' of each batch: individual = the final per-subject sums; pooled = per batch and
+    edge n, n_subjects, s_aa, s_bb, s_ab, last_day (s_a, s_b of the batch are not used: they are
+    n (n + 1) of the total n). Called while the model renders (execute only): the table exists when
+    the model's statement runs on the same connection, and is dropped with it. -#}
+  {%- set name = 'wag_wide_batches_' ~ level ~ '_' ~ local_md5(series ~ where)[:10] -%}
+  {%- for b in range(batches) -%}
+    {%- set stmt -%}
+      {{ 'create or replace temp table ' ~ name ~ ' as' if loop.first else 'insert into ' ~ name }}
+      {{ wag_wide_sums(series, where, level, bits, [b, batches]) }}
+    {%- endset -%}
+    {%- do run_query(stmt) -%}
+    {{ log(level ~ " correlations (wide form): subject batch " ~ (b + 1) ~ " of " ~ batches, info=true) }}
+  {%- endfor -%}
+  {{ return(name) }}
 {%- endmacro %}
