@@ -24,7 +24,7 @@
   Σb², Σab are accumulated.
 -#}
 
-{% macro wag_wide_sums(series, where, level, bits, batch=none) -%}
+{% macro wag_wide_sums(series, where, level, bits, batch=none, ranks_tables=none, ranks_only=false) -%}
 {#-
   A SELECT over the rows of `series` (int_metric_series) satisfying `where`, for every edge with
   both metrics in a dataset:
@@ -37,6 +37,9 @@
   batch: none, or [b, K]: only the subjects with subject_key % K = b contribute rows (individual: every
   CTE; pooled: the (subject, day) rows summed, while the ranks stay those of the whole sample), so K
   statements, one per b, hold 1/K of the per-metric join build sides each (wag_wide_batch_table).
+  ranks_tables (pooled): {block index: table} holding each dataset block's pw_ranks, computed once
+  for all batches (then the batch's rows alone are read); ranks_only: the SELECT of pw_ranks of the
+  block ranks_only - 1 (1-based), to fill such a table.
 -#}
 {%- set F = (127 // bits) | int -%}
 {%- set mask = 2 ** bits - 1 -%}
@@ -53,7 +56,9 @@ select cast(null as varchar) as dataset,{% if indiv %} cast(null as ubigint) as 
 where false
 {%- endif -%}
 {%- for blk in blocks %}
-{% if not loop.first %}union all{% endif %}
+{%- if not ranks_only or loop.index == ranks_only %}
+{% if not loop.first and not ranks_only %}union all{% endif %}
+{%- set bi = loop.index0 %}
 select * from (
 {%- set M = blk['metrics'] | length -%}
 {%- set W = ((M + F - 1) // F) | int -%}
@@ -64,7 +69,7 @@ select * from (
         inner join (values {% for m in blk['metrics'] %}({{ wag_sql_string(m) }}, {{ loop.index0 }}){% if not loop.last %}, {% endif %}{% endfor %}) as m(metric_id, midx)
             on m.metric_id = v.metric_id
         where v.dataset = {{ wag_sql_string(blk['dataset']) }} and v.value is not null and ({{ where }})
-          {%- if in_batch and indiv %} and v{{ in_batch }}{% endif %}
+          {%- if in_batch and (indiv or ranks_tables) %} and v{{ in_batch }}{% endif %}
     ),
 
     pw_days as (
@@ -74,6 +79,13 @@ select * from (
         from pw_rows
         group by subject_key, day
     ),
+
+{%- if ranks_tables %}
+
+    pw_ranks as (
+        select * from {{ ranks_tables[bi] }}
+    ),
+{%- else %}
 
     pw_groups as (
         -- tie groups of each series: count and summed missing fields
@@ -98,6 +110,14 @@ select * from (
             window w as (partition by {% if indiv %}subject_key, {% endif %}midx order by value rows between unbounded preceding and current row)
         ) as running
     ),
+{%- endif %}
+{%- if ranks_only %}
+
+    -- (the comma above closes pw_ranks; this CTE only ends the list)
+    pw_ranks_done as (select 1)
+    select * from pw_ranks
+) as pw_ranks_block
+{%- else %}
 
     pw_wide as (
         -- one row per (subject, day): each metric's corrected ranks for its partners (NULL when
@@ -154,6 +174,8 @@ select * from (
     group by edge_key
 {%- endif %}
 ) as pw_block_{{ loop.index0 }}
+{%- endif %}
+{%- endif %}
 {%- endfor %}
 {%- endmacro %}
 
@@ -365,10 +387,19 @@ select * from (
     n (n + 1) of the total n). Called while the model renders (execute only): the table exists when
     the model's statement runs on the same connection, and is dropped with it. -#}
   {%- set name = 'wag_wide_batches_' ~ level ~ '_' ~ local_md5(series ~ where)[:10] -%}
+  {%- set ranks = {} -%}
+  {%- if level == 'pooled' -%}
+    {#- the pooled ranks of each dataset block once, not once per batch -#}
+    {%- for blk in wag_wide_blocks(series, where, bits)['blocks'] -%}
+      {%- do run_query('create or replace temp table ' ~ name ~ '_r' ~ loop.index0 ~ ' as '
+                       ~ wag_wide_sums(series, where, level, bits, ranks_only=loop.index)) -%}
+      {%- do ranks.update({loop.index0: name ~ '_r' ~ loop.index0}) -%}
+    {%- endfor -%}
+  {%- endif -%}
   {%- for b in range(batches) -%}
     {%- set stmt -%}
       {{ 'create or replace temp table ' ~ name ~ ' as' if loop.first else 'insert into ' ~ name }}
-      {{ wag_wide_sums(series, where, level, bits, [b, batches]) }}
+      {{ wag_wide_sums(series, where, level, bits, [b, batches], ranks_tables=ranks or none) }}
     {%- endset -%}
     {%- do run_query(stmt) -%}
     {{ log(level ~ " correlations (wide form): subject batch " ~ (b + 1) ~ " of " ~ batches, info=true) }}

@@ -5,12 +5,15 @@ every w_global of two subjects with a numpy implementation of the closed-form HB
 from __future__ import annotations
 
 import math
+import shutil
 
 import duckdb
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import spearmanr
+
+from conftest import run_dbt
 
 DATASET = "pmdata"
 MIN_SAMPLES = 10
@@ -21,9 +24,8 @@ ALPHA_IND = 10 ** -1.31
 TOL = 1e-9
 
 
-@pytest.fixture(scope="module")
-def wh(built_db):
-    con = duckdb.connect(str(built_db), read_only=True)
+def _load(db) -> dict:
+    con = duckdb.connect(str(db), read_only=True)
     try:
         out = {
             "mv": con.sql("select * from metric_values where value is not null").df(),
@@ -39,13 +41,37 @@ def wh(built_db):
     return out
 
 
+@pytest.fixture(scope="module")
+def wh(built_db):
+    return _load(built_db)
+
+
+@pytest.fixture(scope="module")
+def wh_batched(built_db, shared_data, tmp_path_factory):
+    """The correlations rebuilt with the wide form in subject batches (issue 31: var wide_max_bytes so
+    small that the excerpts need several statements; at 2,000 subjects one statement ran out of memory)."""
+    tmp = tmp_path_factory.mktemp("batched")
+    db = tmp / "wag.duckdb"
+    shutil.copy(built_db, db)
+    res = run_dbt(["run", "--select", "correlations_individual", "correlations_population_snapshots",
+                   "correlations_population", "edge_weights", "--full-refresh"], db=db, data_dir=shared_data,
+                  target=tmp / "target", extra_vars="{wide_max_bytes: 2000000}")
+    assert res.success, res.exception
+    log = (tmp / "target" / "logs" / "dbt.log").read_text()
+    assert "individual correlations (wide form): subject batch 3 of" in log
+    assert "pooled correlations (wide form): subject batch 3 of" in log
+    return _load(db)
+
+
 def spearman_or_none(x: np.ndarray, y: np.ndarray) -> float | None:
     if len(x) < MIN_SAMPLES or np.all(x == x[0]) or np.all(y == y[0]):
         return None
     return float(spearmanr(x, y).statistic)
 
 
-def test_correlations_match_scipy(wh):
+@pytest.mark.parametrize("form", ["one statement", "subject batches"])
+def test_correlations_match_scipy(request, form):
+    wh = request.getfixturevalue("wh" if form == "one statement" else "wh_batched")
     mv = wh["mv"][wh["mv"]["dataset"] == DATASET]
     wide = {m: g.set_index(["subject_id", "day"])["value"] for m, g in mv.groupby("metric_id")}
     n_checked = 0
