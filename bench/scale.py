@@ -7,6 +7,8 @@ For each N it generates (or reuses) the population of bench/popgen.py, then in t
   in a fresh process with its own DuckDB file: wall time, peak RSS of the process tree (ru_maxrss of
   the child), per-model times from dbt's run_results.json;
 * ``wag_retrieve`` per call on the built warehouse (median of 20 calls over different subjects);
+* with ``--alone``: the correlation models rebuilt alone on a copy (``dbt run --full-refresh --threads 1``),
+  their seconds without daily_abnormality sharing the two cores as it does in the build;
 * the incremental refresh: one new day appended for 10 subjects, then ``wag build`` again (a copy of
   the warehouse; only those subjects recomputed): wall time and its share of the full build; then
   ``wag build`` once more on the same bytes with a new modification time (dbt runs and recomputes
@@ -14,7 +16,8 @@ For each N it generates (or reuses) the population of bench/popgen.py, then in t
 
 Usage:
     python bench/scale.py --subjects 100 500 [--days 365] [--workdir /tmp/wag_scale] [--json out.json]
-                          [--population-as-of snapshot|exact] [--snapshot-months 1|3|...] [--incremental] [--keep]
+                          [--population-as-of exact|snapshot] [--snapshot-months 1|3|...] [--incremental] [--keep]
+                          [--alone]
 
 Prints one table per N and the ratios; bench/RESULTS.md records the results with the command.
 """
@@ -68,11 +71,12 @@ def _measure(cmd: list[str], env: dict) -> tuple[float, float, subprocess.Comple
     return wall, info["rss_kb"] / 1024 / 1024, info
 
 
-def build(csv: Path, tmp: Path, population_as_of: str = "snapshot", threads: int | None = None,
+def build(csv: Path, tmp: Path, population_as_of: str = "exact", threads: int | None = None,
           snapshot_months: int = 1) -> dict:
-    """``wag build --wide sim=<csv>`` into tmp/wag.duckdb (incremental when that file holds an earlier
-    build with the same settings): wall s, peak RSS GB, per-node seconds, the refresh line."""
-    if population_as_of != "snapshot" or threads or snapshot_months != 1:
+    """``wag build --wide sim=<csv> --population-as-of <mode>`` into tmp/wag.duckdb (incremental when that
+    file holds an earlier build with the same settings): wall s, peak RSS GB, per-node seconds, the
+    refresh line."""
+    if threads or snapshot_months != 1:
         # non-default dbt vars / threads: plain dbt build (wag build passes neither)
         return _dbt_build(csv, tmp, population_as_of, threads, snapshot_months)
     wag = str(Path(sys.executable).with_name("wag"))
@@ -80,7 +84,7 @@ def build(csv: Path, tmp: Path, population_as_of: str = "snapshot", threads: int
     empty.mkdir(exist_ok=True)
     env = {**os.environ, "WAG_DB": str(tmp / "wag.duckdb"), "WAG_DATA_DIR": str(empty), "DO_NOT_TRACK": "1",
            "COLUMNS": "200"}
-    wall, rss_gb, info = _measure([wag, "build", "--wide", f"sim={csv}"], env)
+    wall, rss_gb, info = _measure([wag, "build", "--wide", f"sim={csv}", "--population-as-of", population_as_of], env)
     if info["rc"] != 0:
         raise SystemExit(f"wag build failed:\n{info['out']}\n{info['err']}")
     refresh = next((ln.strip() for ln in info["out"].splitlines() if ln.startswith(("Incremental:", "Full build:", "Up to date"))), "")
@@ -102,6 +106,28 @@ def _dbt_build(csv: Path, tmp: Path, population_as_of: str, threads: int | None,
         raise SystemExit(f"dbt build failed:\n{info['out']}\n{info['err']}")
     return {"wall_s": wall, "peak_rss_gb": rss_gb, "models": _node_times(tmp / "target" / "run_results.json"),
             "refresh": "full (dbt build)"}
+
+
+def correlations_alone(csv: Path, db: Path, tmp: Path, population_as_of: str) -> dict:
+    """The correlation models rebuilt alone (``dbt run --full-refresh --threads 1``) on a copy of the
+    built warehouse ``db``: per-model seconds without another model sharing the two cores (in the
+    build, daily_abnormality runs beside correlations_individual on the other dbt thread)."""
+    dbt = str(Path(sys.executable).with_name("dbt"))
+    copy = tmp / "alone.duckdb"
+    shutil.copyfile(db, copy)
+    empty = tmp / "no_native_data"
+    empty.mkdir(exist_ok=True)
+    env = {**os.environ, "WAG_DB": str(copy), "WAG_DATA_DIR": str(empty), "DO_NOT_TRACK": "1"}
+    dbt_vars = json.dumps({"wide_sources": [{"dataset": "sim", "path": str(csv)}], "population_as_of": population_as_of})
+    cmd = [dbt, "run", "--full-refresh", "--threads", "1", "--quiet", "--target-path", str(tmp / "target_alone"),
+           "--log-path", str(tmp / "logs_alone"), "--vars", dbt_vars,
+           "--select", *[m for m in CORRELATION_MODELS if m != "int_metric_series"]]
+    wall, _, info = _measure(cmd, env)
+    if info["rc"] != 0:
+        raise SystemExit(f"dbt run of the correlation models failed:\n{info['out']}\n{info['err']}")
+    copy.unlink()
+    times = _node_times(tmp / "target_alone" / "run_results.json")
+    return {"wall_s": wall, "models": {m: t for m, t in times.items() if m in CORRELATION_MODELS}}
 
 
 def append_day(csv: Path, n_subjects: int = 10) -> None:
@@ -171,8 +197,10 @@ def main() -> None:
                     help="keep each built warehouse as <workdir>/wag_<N>_<mode>.duckdb (for profiling)")
     ap.add_argument("--incremental", action="store_true",
                     help="after the full build, append one new day for 10 subjects and time the incremental wag build")
-    ap.add_argument("--population-as-of", choices=["snapshot", "exact"], default="snapshot",
-                    help="dbt var population_as_of (DESIGN.md §6 'As of'): monthly snapshots or pooled per query")
+    ap.add_argument("--population-as-of", choices=["snapshot", "exact"], default="exact",
+                    help="dbt var population_as_of (DESIGN.md §6 'As of'): pooled per query (default) or monthly snapshots")
+    ap.add_argument("--alone", action="store_true",
+                    help="also rebuild the correlation models alone on a copy of the warehouse (one dbt thread)")
     ap.add_argument("--snapshot-months", type=int, default=1,
                     help="dbt var population_snapshot_months: a snapshot every k-th month-end (1 = every one)")
     args = ap.parse_args()
@@ -189,6 +217,7 @@ def main() -> None:
             shutil.copyfile(csv, source)
             b = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months)
             ret_ms = retrieval_ms(tmp / "wag.duckdb")
+            alone = correlations_alone(source, tmp / "wag.duckdb", tmp, args.population_as_of) if args.alone else None
             inc = None
             if args.incremental:
                 append_day(source, 10)
@@ -214,6 +243,10 @@ def main() -> None:
                "ratio_correlations_vs_pandas": round(pandas_s / corr_s, 2) if corr_s else None,
                "ratio_build_vs_pandas": round(b["wall_s"] / pandas_s, 2),
                "retrieve_ms": ret_ms,
+               **({"correlation_models_alone_s": round(sum(alone["models"].values()), 1),
+                   "correlation_models_alone_each_s": {m: round(v, 2) for m, v in alone["models"].items()},
+                   "ratio_correlations_alone_vs_pandas": round(pandas_s / sum(alone["models"].values()), 2)}
+                  if alone else {}),
                "refresh": b["refresh"],
                **({"incremental_wall_s": round(inc["wall_s"], 1),
                    "incremental_share_of_full": round(inc["wall_s"] / b["wall_s"], 3),
