@@ -72,13 +72,13 @@ def _measure(cmd: list[str], env: dict) -> tuple[float, float, subprocess.Comple
 
 
 def build(csv: Path, tmp: Path, population_as_of: str = "exact", threads: int | None = None,
-          snapshot_months: int = 1) -> dict:
+          snapshot_months: int = 1, extra_vars: dict | None = None) -> dict:
     """``wag build --wide sim=<csv> --population-as-of <mode>`` into tmp/wag.duckdb (incremental when that
     file holds an earlier build with the same settings): wall s, peak RSS GB, per-node seconds, the
     refresh line."""
-    if threads or snapshot_months != 1:
+    if threads or snapshot_months != 1 or extra_vars:
         # non-default dbt vars / threads: plain dbt build (wag build passes neither)
-        return _dbt_build(csv, tmp, population_as_of, threads, snapshot_months)
+        return _dbt_build(csv, tmp, population_as_of, threads, snapshot_months, extra_vars)
     wag = str(Path(sys.executable).with_name("wag"))
     empty = tmp / "no_native_data"
     empty.mkdir(exist_ok=True)
@@ -92,13 +92,14 @@ def build(csv: Path, tmp: Path, population_as_of: str = "exact", threads: int | 
             "refresh": refresh}
 
 
-def _dbt_build(csv: Path, tmp: Path, population_as_of: str, threads: int | None, snapshot_months: int = 1) -> dict:
+def _dbt_build(csv: Path, tmp: Path, population_as_of: str, threads: int | None, snapshot_months: int = 1,
+               extra_vars: dict | None = None) -> dict:
     dbt = str(Path(sys.executable).with_name("dbt"))
     empty = tmp / "no_native_data"
     empty.mkdir(exist_ok=True)
     env = {**os.environ, "WAG_DB": str(tmp / "wag.duckdb"), "WAG_DATA_DIR": str(empty), "DO_NOT_TRACK": "1"}
     wide = json.dumps({"wide_sources": [{"dataset": "sim", "path": str(csv)}], "population_as_of": population_as_of,
-                       "population_snapshot_months": snapshot_months})
+                       "population_snapshot_months": snapshot_months, **(extra_vars or {})})
     cmd = [dbt, "build", "--target-path", str(tmp / "target"), "--log-path", str(tmp / "logs"), "--quiet",
            "--vars", wide] + (["--threads", str(threads)] if threads else [])
     wall, rss_gb, info = _measure(cmd, env)
@@ -108,7 +109,7 @@ def _dbt_build(csv: Path, tmp: Path, population_as_of: str, threads: int | None,
             "refresh": "full (dbt build)"}
 
 
-def correlations_alone(csv: Path, db: Path, tmp: Path, population_as_of: str) -> dict:
+def correlations_alone(csv: Path, db: Path, tmp: Path, population_as_of: str, extra_vars: dict | None = None) -> dict:
     """The correlation models rebuilt alone (``dbt run --full-refresh --threads 1``) on a copy of the
     built warehouse ``db``: per-model seconds without another model sharing the two cores (in the
     build, daily_abnormality runs beside correlations_individual on the other dbt thread)."""
@@ -118,7 +119,8 @@ def correlations_alone(csv: Path, db: Path, tmp: Path, population_as_of: str) ->
     empty = tmp / "no_native_data"
     empty.mkdir(exist_ok=True)
     env = {**os.environ, "WAG_DB": str(copy), "WAG_DATA_DIR": str(empty), "DO_NOT_TRACK": "1"}
-    dbt_vars = json.dumps({"wide_sources": [{"dataset": "sim", "path": str(csv)}], "population_as_of": population_as_of})
+    dbt_vars = json.dumps({"wide_sources": [{"dataset": "sim", "path": str(csv)}], "population_as_of": population_as_of,
+                           **(extra_vars or {})})
     cmd = [dbt, "run", "--full-refresh", "--threads", "1", "--quiet", "--target-path", str(tmp / "target_alone"),
            "--log-path", str(tmp / "logs_alone"), "--vars", dbt_vars,
            "--select", *[m for m in CORRELATION_MODELS if m != "int_metric_series"]]
@@ -203,7 +205,16 @@ def main() -> None:
                     help="also rebuild the correlation models alone on a copy of the warehouse (one dbt thread)")
     ap.add_argument("--snapshot-months", type=int, default=1,
                     help="dbt var population_snapshot_months: a snapshot every k-th month-end (1 = every one)")
+    ap.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
+                    help="another dbt var (a number or text), e.g. --var wide_max_bytes=5e8; repeatable (plain dbt build)")
     args = ap.parse_args()
+    extra = {}
+    for item in args.var:
+        name, _, value = item.partition("=")
+        try:
+            extra[name] = float(value) if any(c in value for c in ".eE") else int(value)
+        except ValueError:
+            extra[name] = value
     args.workdir.mkdir(parents=True, exist_ok=True)
     out = []
     for n in args.subjects:
@@ -215,25 +226,26 @@ def main() -> None:
             tmp = Path(tmp)
             source = tmp / csv.name        # a copy: the incremental step appends to it, the cached file stays
             shutil.copyfile(csv, source)
-            b = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months)
+            b = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months, extra)
             ret_ms = retrieval_ms(tmp / "wag.duckdb")
-            alone = correlations_alone(source, tmp / "wag.duckdb", tmp, args.population_as_of) if args.alone else None
+            alone = correlations_alone(source, tmp / "wag.duckdb", tmp, args.population_as_of, extra) if args.alone else None
             inc = None
             if args.incremental:
                 append_day(source, 10)
-                inc = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months)
+                inc = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months, extra)
                 # the same bytes with a new modification time: dbt runs and finds nothing to recompute,
                 # the fixed cost of any wag build that runs dbt (start, parse, ~300 nodes and their data
                 # tests), the floor under every incremental refresh
                 st = source.stat()
                 os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
-                noop = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months)
+                noop = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months, extra)
                 # untouched: wag build sees the same files and settings and stops before dbt
-                up_to_date = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months)
+                up_to_date = build(source, tmp, args.population_as_of, args.dbt_threads, args.snapshot_months, extra)
             if args.keep:
                 shutil.move(tmp / "wag.duckdb", args.workdir / f"wag_{n}_{args.population_as_of}.duckdb")
         corr_s = sum(b["models"].get(m, 0.0) for m in CORRELATION_MODELS)
         row = {"subjects": n, "days": args.days, "metrics": args.metrics, "population_as_of": args.population_as_of,
+               "dbt_vars": extra,
                "snapshot_months": args.snapshot_months,
                "dbt_threads": args.dbt_threads or 2,
                "pandas_s": round(pandas_s, 1),
