@@ -87,7 +87,7 @@ def build(csv: Path, tmp: Path, population_as_of: str = "exact", threads: int | 
     wall, rss_gb, info = _measure([wag, "build", "--wide", f"sim={csv}", "--population-as-of", population_as_of], env)
     if info["rc"] != 0:
         raise SystemExit(f"wag build failed:\n{info['out']}\n{info['err']}")
-    refresh = next((ln.strip() for ln in info["out"].splitlines() if ln.startswith(("Incremental:", "Full build:", "Up to date"))), "")
+    refresh = next((ln.strip() for ln in info["out"].splitlines() if ln.startswith(("Incremental:", "Full build", "Up to date"))), "")
     return {"wall_s": wall, "peak_rss_gb": rss_gb, "models": _node_times(REPO / "target" / "run_results.json"),
             "refresh": refresh}
 

@@ -86,7 +86,7 @@ def builds(tmp_path_factory):
 
 
 def test_first_build_is_full_and_the_next_is_incremental(builds):
-    assert builds["first"].refresh["mode"] == "full"
+    assert (builds["first"].refresh["mode"], builds["first"].refresh["reason"]) == ("full", "first")
     with duckdb.connect(str(builds["tmp"] / "wag.duckdb"), read_only=True) as con:
         n_series = con.execute("select count(*) from int_metric_series").fetchone()[0]
     assert n_series > 10000, "the population must have series to correlate"
@@ -94,7 +94,7 @@ def test_first_build_is_full_and_the_next_is_incremental(builds):
     assert r["mode"] == "incremental"
     # three subjects with a new day and one with a changed value; 12 in all
     assert (r["changed_subjects"], r["subjects"], r["changed_datasets"]) == (4, 12, ["sim"])
-    assert builds["full"].refresh["mode"] == "full"
+    assert (builds["full"].refresh["mode"], builds["full"].refresh["reason"]) == ("full", "full_refresh")
 
 
 def test_incremental_build_skips_seeds_and_unit_tests(builds):
@@ -143,7 +143,7 @@ def test_changed_settings_force_a_full_build(builds, monkeypatch):
     out = run_build(builds["tmp"] / "no_native", wide_sources=[{"dataset": "sim", "path": str(csv)}],
                     database=builds["tmp"] / "wag.duckdb")
     assert out.success, out.failures
-    assert out.refresh["mode"] == "full"
+    assert (out.refresh["mode"], out.refresh["reason"]) == ("full", "settings")
 
 
 @pytest.fixture(scope="module")

@@ -149,11 +149,13 @@ def _settings_row(database: Path, *, complete: bool) -> dict:
         con.close()
 
 
-def refresh_report(database: Path, incremental: bool) -> dict:
+def refresh_report(database: Path, incremental: bool, why_full: str | None = None) -> dict:
     """What a finished DuckDB build recomputed: ``mode`` ('incremental' or 'full'), ``subjects``
     (subjects in metric_values), ``changed_subjects`` (recomputed by the subject-level models) and,
-    for an incremental build, ``changed_datasets`` (population snapshots refreshed). Read from
-    int_changed_subjects; in a full build every subject is recomputed."""
+    for an incremental build, ``changed_datasets`` (population snapshots refreshed); for a full build
+    ``reason`` (``why_full``: 'first' = no complete earlier build, 'settings' = its settings hash
+    differs, 'full_refresh' = asked for). Read from int_changed_subjects; in a full build every
+    subject is recomputed."""
     import duckdb
 
     con = duckdb.connect(str(database))
@@ -164,7 +166,7 @@ def refresh_report(database: Path, incremental: bool) -> dict:
     finally:
         con.close()
     if not incremental:
-        return {"mode": "full", "subjects": n_subjects, "changed_subjects": n_subjects}
+        return {"mode": "full", "subjects": n_subjects, "changed_subjects": n_subjects, "reason": why_full or "first"}
     return {"mode": "incremental", "subjects": n_subjects, "changed_subjects": changed, "changed_datasets": datasets}
 
 
@@ -288,7 +290,8 @@ def run_build(
                               exclude=INCREMENTAL_EXCLUDE if incremental else ())
             if out.success:
                 _store_settings(built, digest, fingerprint, data_source_text(Path(data_dir), wide_sources))
-                out.refresh = refresh_report(built, incremental)
+                why_full = ("full_refresh" if full_refresh else "first" if stored_digest is None else "settings")
+                out.refresh = refresh_report(built, incremental, None if incremental else why_full)
         else:
             raise UsageError(f"unknown engine {engine!r}; choose duckdb or spark")
         if out.success:

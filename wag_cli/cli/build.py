@@ -65,7 +65,10 @@ def _build_and_summarise(data_dir: Path, wide_sources: list[dict] | None = None,
                       f"population snapshots refreshed for: {names} (`wag build --full-refresh` rebuilds everything)")
     elif r and r["mode"] == "full":
         n = r["subjects"]
-        console.print(f"Full build: {'the one subject' if n == 1 else f'all {n} subjects'} computed (the next "
+        why = {"settings": " because the settings differ from the last build's (dbt vars, options such as "
+                           "--population-as-of, or project files)",
+               "full_refresh": " (--full-refresh)"}.get(r.get("reason"), "")
+        console.print(f"Full build{why}: {'the one subject' if n == 1 else f'all {n} subjects'} computed (the next "
                       "`wag build` with the same data folder and settings recomputes only subjects whose rows change)")
     summary = warehouse_summary()
     table = Table(title="Warehouse summary (metric_values)", caption=hint)
