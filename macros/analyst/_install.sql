@@ -42,3 +42,15 @@
     {{ return('select 1') }}
   {%- endif -%}
 {%- endmacro %}
+
+
+{% macro wag_global_weight_parameters() -%}
+{#- The named parameters, with the dbt vars as defaults, that the table macros wag_edge_weights_as_of
+    and wag_retrieve share: the validity thresholds (DESIGN.md §5) and the HBM constants (§6). -#}
+min_samples := {{ var('min_samples') }},
+    min_pop_subjects := {{ var('min_pop_subjects') }},
+    gamma_global := {{ var('gamma_global') }},
+    alpha_prior := {{ var('alpha_prior') }},
+    alpha_pop := {{ var('alpha_pop') }},
+    alpha_ind := {{ var('alpha_ind') }}
+{%- endmacro %}

@@ -14,12 +14,7 @@
 -- subject-days <= t per query (pop_as_of_day = t; slower, and O(subjects) per query); then wag_hbm. One row per (node_x in primary_nodes, node_y in C_s(x)).
 create or replace macro {{ schema }}.wag_edge_weights_as_of(
     subject, ref_day, primary_nodes,
-    min_samples := {{ var('min_samples') }},
-    min_pop_subjects := {{ var('min_pop_subjects') }},
-    gamma_global := {{ var('gamma_global') }},
-    alpha_prior := {{ var('alpha_prior') }},
-    alpha_pop := {{ var('alpha_pop') }},
-    alpha_ind := {{ var('alpha_ind') }}
+    {{ wag_global_weight_parameters() }}
 ) as table
 with
 asof_checks as (

@@ -53,12 +53,7 @@ create or replace macro {{ schema }}.wag_retrieve(
     include_unselected := false,
     rank_by := 'w_final',
     as_of := true,
-    min_samples := {{ var('min_samples') }},
-    min_pop_subjects := {{ var('min_pop_subjects') }},
-    gamma_global := {{ var('gamma_global') }},
-    alpha_prior := {{ var('alpha_prior') }},
-    alpha_pop := {{ var('alpha_pop') }},
-    alpha_ind := {{ var('alpha_ind') }}
+    {{ wag_global_weight_parameters() }}
 ) as table
 with
 checks as (
