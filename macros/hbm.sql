@@ -10,8 +10,9 @@
                   r_pop, r_pop_signed, n_pop, fz_pop, se_pop, r_pop_reason,
                   r_s, r_s_signed, n_s, fz_s, se_s, r_s_reason
                 (r_* NULL when the correlation is not valid; the rows are C(x), x excluded)
-  partition_by  list of column names that identify one neighbourhood C(x), ending with node_x,
-                e.g. ['dataset', 'subject_id', 'node_x'] (the alpha grid adds its alpha columns)
+  partition_by  list of column names that identify one neighbourhood C(x), e.g. ['dataset',
+                'subject_id', 'node_x'] (the alpha grid adds its alpha columns), or one key column
+                computed from them (edge_weights: a 64-bit hash, a cheaper sort than three names)
   gamma_global, alpha_prior, alpha_pop, alpha_ind
                 SQL expressions (numbers, dbt vars, macro parameters or column names)
 

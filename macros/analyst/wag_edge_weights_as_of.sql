@@ -42,7 +42,7 @@ asof_subject_values as (
 ),
 asof_varying as (
     -- C_s(x): the subject recorded y with variation (two or more distinct values) up to t (§6)
-    select metric_id from asof_subject_values group by metric_id having count(distinct value) >= 2
+    select metric_id from asof_subject_values group by metric_id having min(value) < max(value)
 ),
 asof_candidates as (
     select s.dataset, subject as subject_id, d.node_x, d.node_y, d.w_prior

@@ -31,12 +31,13 @@ correlations_reference as (
 ),
 
 varying_metrics as (
-    -- C_s(x) membership: the subject has at least two distinct values of the metric
+    -- C_s(x) membership: the subject has at least two distinct values of the metric (min < max: one
+    -- group per series, not one per distinct value; 6.5 M groups at 2,000 subjects, issue 31)
     select dataset, subject_id, metric_id
     from metric_values
     where value is not null
     group by dataset, subject_id, metric_id
-    having count(distinct value) >= 2
+    having min(value) < max(value)
 ),
 
 directed_edges as (
@@ -88,6 +89,9 @@ population_evidence as (
 observed as (
     select
         c.*,
+        -- one 64-bit key per neighbourhood C(x) of a subject: the HBM's windows partition by it
+        -- instead of the three name columns (a cheaper sort of the 2.4 M rows at 2,000 subjects)
+        {{ wag_group_key(['c.dataset', 'c.subject_id', 'c.node_x']) }} as neighbourhood_key,
         ind.spearman_rho         as r_s,
         ind.spearman_rho_signed  as r_s_signed,
         coalesce(ind.n, 0)       as n_s,
@@ -101,7 +105,7 @@ observed as (
 ),
 
 weights as (
-    {{ wag_hbm('observed', ['dataset', 'subject_id', 'node_x'],
+    {{ wag_hbm('observed', ['neighbourhood_key'],
                var('gamma_global'), var('alpha_prior'), var('alpha_pop'), var('alpha_ind')) }}
 )
 
