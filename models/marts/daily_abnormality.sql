@@ -26,6 +26,7 @@
 -- Incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects.
 {{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
           pre_hook="{{ wag_delete_changed_subjects(this) }}") }}
+{%- set zq_scale = 'cast(' ~ 2 ** 40 ~ ' as double)' %}  {#- 2^40: zq = round(z * 2^40) #}
 with subject_metric_stats as (
     select * from {{ ref('subject_metric_stats') }}
 ),
@@ -74,7 +75,7 @@ running as (
         day,
         value,
         z,
-        sum(cast(round(z * cast({{ 2 ** 40 }} as double)) as bigint)) over w as zq_run,
+        sum(cast(round(z * {{ zq_scale }}) as bigint)) over w as zq_run,
         count(value) over w as nv_run
     from observed
     window w as (partition by series_key order by day rows between unbounded preceding and current row)
@@ -91,11 +92,11 @@ windows as (
         case when value is not null then 1 else 0 end  as n_w_1,
         {%- for k in [7, 14, 30] %}
         -- the k calendar days ending on t: running sums at t minus those at t - k (rows = days)
-        round((zq_run - coalesce(lag(zq_run, {{ k }}) over w, 0)) / cast({{ 2 ** 40 }} as double)
+        round((zq_run - coalesce(lag(zq_run, {{ k }}) over w, 0)) / {{ zq_scale }}
               / nullif(nv_run - coalesce(lag(nv_run, {{ k }}) over w, 0), 0), 12) as zeta_{{ k }},
         nv_run - coalesce(lag(nv_run, {{ k }}) over w, 0)                    as n_w_{{ k }},
         {%- endfor %}
-        round(zq_run / cast({{ 2 ** 40 }} as double) / nullif(nv_run, 0), 12)              as zeta_all,
+        round(zq_run / {{ zq_scale }} / nullif(nv_run, 0), 12)              as zeta_all,
         nv_run                                                               as n_w_all
     from running
     window w as (partition by series_key order by day)
