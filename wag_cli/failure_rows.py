@@ -4,14 +4,16 @@ dbt reports a failed data test as "Got 1 result, configured to fail if != 0", na
 or file. After the build, :func:`describe_failing_rows` runs the test's compiled query once more
 against the (not swapped-in) build file and names the first failing rows by the columns that locate
 a record: model-level keys (dataset, subject_id, metric_id, day, raw_field), the value, and the file
-where a table carries one. Read-only; a query that cannot run gives an empty text.
+where a table carries one; for the not_null_columns test, the column and its count of NULLs. Read-only; a query that cannot run gives an empty text.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-LOCATING = ("file", "filename", "dataset", "subject_id", "metric_id", "day", "raw_field", "value", "rejection_reason")
+# column_name, n_null_rows: the rows of the not_null_columns test (macros/tests.sql), one per column with NULLs
+LOCATING = ("file", "filename", "dataset", "subject_id", "metric_id", "day", "raw_field", "value", "rejection_reason",
+            "column_name", "n_null_rows")
 
 
 def describe_failing_rows(database: Path, compiled_sql: str | None, limit: int = 3) -> str:

@@ -18,6 +18,8 @@
 -- datasets with a changed subject and their month-ends from the first changed month on (an old
 -- full-history snapshot on a month-end before the first change is kept as that month-end's snapshot).
 -- depends_on: {{ ref('int_changed_subjects') }}
+-- Runs after correlations_individual (an ordering edge only; see the build-order note there).
+-- depends_on: {{ ref('correlations_individual') }}
 {{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
           pre_hook=["{{ wag_reuse_full_history_as_month_end(this) }}",
                     "{{ wag_delete_stale_population_snapshots(this) }}"],

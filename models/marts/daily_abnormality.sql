@@ -24,6 +24,8 @@
 -- aggregates). metric_values meets the spine on (series key, day), integers (9 % of the CPU at 500
 -- subjects against the four name columns).
 -- Incremental by subject (macros/incremental.sql): a build recomputes only int_changed_subjects.
+-- Runs after the correlation models (an ordering edge only; see correlations_individual.sql).
+-- depends_on: {{ ref('correlations_population_snapshots') }}
 {{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
           pre_hook="{{ wag_delete_changed_subjects(this) }}") }}
 {%- set zq_scale = 'cast(' ~ 2 ** 40 ~ ' as double)' %}  {#- 2^40: zq = round(z * 2^40) #}

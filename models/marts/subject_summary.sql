@@ -7,6 +7,8 @@
 --           days (by rank, so tied values share a bin and a constant metric carries no
 --           information); the joint and the marginals are counted on the pair's paired days;
 --           pairs with fewer than var('mi_min_pairs') paired days are skipped.
+-- Runs after the correlation models (an ordering edge only; see correlations_individual.sql).
+-- depends_on: {{ ref('correlations_population_snapshots') }}
 {{ config(materialized=wag_incremental_materialization(), incremental_strategy='append',
           pre_hook="{{ wag_delete_changed_subjects(this) }}") }}
 with subject_metric_stats as (
